@@ -1,0 +1,161 @@
+#include "tools/xdsfed/cli.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <map>
+#include <memory>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "lib/base/federation_gate.h"
+
+namespace xdsfed::cli {
+namespace {
+
+struct Command {
+  CommandFn fn;
+  std::string usage;
+};
+
+std::map<std::string, Command>& Registry() {
+  static auto* registry = new std::map<std::string, Command>();
+  return *registry;
+}
+
+int PrintUsage(std::ostream& out) {
+  out << "usage: xdsfed [--federation=on|off] [--bootstrap FILE | "
+         "--bootstrap-json TEXT] COMMAND [ARGS]\n\ncommands:\n";
+  for (const auto& [name, command] : Registry()) {
+    out << "  " << command.usage << "\n";
+  }
+  return kExitUsage;
+}
+
+// Takes the global flags out of argv wherever they stand.
+bool ParseGlobalFlags(std::vector<std::string>* args, GlobalFlags* flags) {
+  bool missing = false;
+  if (auto value = TakeFlag(args, "--federation", &missing)) {
+    if (*value == "on") {
+      flags->federation = true;
+    } else if (*value == "off") {
+      flags->federation = false;
+    } else {
+      UsageError("--federation takes on or off");
+      return false;
+    }
+  }
+  flags->bootstrap_file = TakeFlag(args, "--bootstrap", &missing);
+  flags->bootstrap_json = TakeFlag(args, "--bootstrap-json", &missing);
+  if (missing) {
+    UsageError("a flag is missing its value");
+    return false;
+  }
+  if (flags->bootstrap_file && flags->bootstrap_json) {
+    UsageError("give --bootstrap or --bootstrap-json, not both");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Registrar::Registrar(const char* name, CommandFn fn, const char* usage) {
+  Registry()[name] = Command{fn, usage};
+}
+
+bool Context::FederationEnabled() const {
+  if (flags.federation.has_value()) return *flags.federation;
+  return FederationEnabledFromEnv();
+}
+
+void PrintJson(const Json::Value& value) {
+  Json::StreamWriterBuilder builder;
+  builder["indentation"] = "";
+  builder["emitUTF8"] = true;
+  std::cout << Json::writeString(builder, value) << "\n";
+  std::cout.flush();
+}
+
+int UsageError(absl::string_view message) {
+  std::cerr << "xdsfed: " << message << "\n";
+  return kExitUsage;
+}
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(
+        absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
+  }
+  std::string contents((std::istreambuf_iterator<char>(in)),
+                       std::istreambuf_iterator<char>());
+  if (in.bad()) return absl::DataLossError(absl::StrCat("cannot read ", path));
+  return contents;
+}
+
+Json::Value InvalidResult(absl::string_view error) {
+  Json::Value out(Json::objectValue);
+  out["valid"] = false;
+  out["error"] = std::string(error);
+  return out;
+}
+
+std::optional<std::string> TakeFlag(std::vector<std::string>* args,
+                                    absl::string_view flag,
+                                    bool* missing_value) {
+  std::optional<std::string> value;
+  for (size_t i = 0; i < args->size();) {
+    const std::string& arg = (*args)[i];
+    if (arg == flag) {
+      if (i + 1 >= args->size()) {
+        *missing_value = true;
+        args->erase(args->begin() + i);
+        continue;
+      }
+      value = (*args)[i + 1];
+      args->erase(args->begin() + i, args->begin() + i + 2);
+      continue;
+    }
+    if (absl::StartsWith(arg, flag) && arg.size() > flag.size() &&
+        arg[flag.size()] == '=') {
+      value = arg.substr(flag.size() + 1);
+      args->erase(args->begin() + i);
+      continue;
+    }
+    ++i;
+  }
+  return value;
+}
+
+bool TakeSwitch(std::vector<std::string>* args, absl::string_view flag) {
+  auto it = std::find(args->begin(), args->end(), flag);
+  if (it == args->end()) return false;
+  args->erase(it);
+  return true;
+}
+
+}  // namespace xdsfed::cli
+
+int main(int argc, char** argv) {
+  using namespace xdsfed::cli;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) return PrintUsage(std::cerr);
+  if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    PrintUsage(std::cout);
+    return kExitValid;
+  }
+  Context context;
+  if (!ParseGlobalFlags(&args, &context.flags)) return kExitUsage;
+  if (args.empty()) return PrintUsage(std::cerr);
+  auto it = Registry().find(args[0]);
+  if (it == Registry().end()) {
+    UsageError(absl::StrCat("unknown command: ", args[0]));
+    return PrintUsage(std::cerr);
+  }
+  context.args.assign(args.begin() + 1, args.end());
+  return it->second.fn(context);
+}

@@ -1,0 +1,71 @@
+// Shared plumbing of the `xdsfed` command line (../shared/CLI.md): the
+// command registry, global flags, JSON output and exit codes.
+//
+// A command lives in its own cmd_<name>.cc and registers itself:
+//   XDSFED_REGISTER_COMMAND("name", RunName, "xdsfed name [--type T] NAME...");
+#ifndef XDSFED_TOOLS_XDSFED_CLI_H_
+#define XDSFED_TOOLS_XDSFED_CLI_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "json/json.h"
+
+namespace xdsfed::cli {
+
+// Exit codes of CLI.md.
+inline constexpr int kExitValid = 0;
+inline constexpr int kExitInvalid = 1;
+inline constexpr int kExitUsage = 2;
+
+// Flags every command accepts, taken out of argv before the command runs.
+struct GlobalFlags {
+  std::optional<bool> federation;              // --federation=on|off
+  std::optional<std::string> bootstrap_file;   // --bootstrap FILE
+  std::optional<std::string> bootstrap_json;   // --bootstrap-json TEXT
+};
+
+struct Context {
+  GlobalFlags flags;
+  std::vector<std::string> args;  // what is left after the command name
+
+  // --federation if given, else GRPC_EXPERIMENTAL_XDS_FEDERATION.
+  bool FederationEnabled() const;
+};
+
+using CommandFn = int (*)(Context& context);
+
+struct Registrar {
+  Registrar(const char* name, CommandFn fn, const char* usage);
+};
+
+#define XDSFED_REGISTER_COMMAND(name, fn, usage) \
+  static ::xdsfed::cli::Registrar xdsfed_registrar_##fn(name, fn, usage)
+
+// Prints one JSON object on one line to stdout.
+void PrintJson(const Json::Value& value);
+
+// Prints a usage/I-O message to stderr and returns kExitUsage.
+int UsageError(absl::string_view message);
+
+// Reads a whole file; an I/O problem is an error naming the file.
+absl::StatusOr<std::string> ReadFile(const std::string& path);
+
+// {"valid":false,"error":...} plus extra keys the caller adds.
+Json::Value InvalidResult(absl::string_view error);
+
+// Takes "--flag VALUE" or "--flag=VALUE" out of args. Returns nullopt if the
+// flag is absent; sets *missing_value if it is present without a value.
+std::optional<std::string> TakeFlag(std::vector<std::string>* args,
+                                    absl::string_view flag,
+                                    bool* missing_value);
+
+// Takes a valueless "--flag" out of args; true if it was there.
+bool TakeSwitch(std::vector<std::string>* args, absl::string_view flag);
+
+}  // namespace xdsfed::cli
+
+#endif  // XDSFED_TOOLS_XDSFED_CLI_H_
