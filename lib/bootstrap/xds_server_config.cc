@@ -1,0 +1,127 @@
+#include "lib/bootstrap/xds_server_config.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace xdsfed {
+namespace {
+
+// Channel credential types this library can build (first one listed wins).
+bool IsSupportedCredsType(absl::string_view type) {
+  return type == "insecure" || type == "google_default" || type == "tls";
+}
+
+void CheckOptionalString(const Json::Value& config, const char* key,
+                         ValidationErrors* errors) {
+  if (!config.isMember(key)) return;
+  ValidationErrors::ScopedField field(errors, absl::StrCat(".", key));
+  if (!config[key].isString()) errors->AddError("is not a string");
+}
+
+// "tls" takes certificate file paths (the file_watcher provider's keys): all
+// optional, but a certificate needs its private key and vice versa.
+void CheckTlsConfig(const Json::Value& config, ValidationErrors* errors) {
+  for (const char* key : {"ca_certificate_file", "certificate_file",
+                          "private_key_file", "refresh_interval"}) {
+    CheckOptionalString(config, key, errors);
+  }
+  const bool has_cert = config.isMember("certificate_file");
+  const bool has_key = config.isMember("private_key_file");
+  if (has_cert != has_key) {
+    errors->AddError(
+        "certificate_file and private_key_file must be set together");
+  }
+}
+
+std::string CanonicalJson(const Json::Value& value) {
+  Json::StreamWriterBuilder builder;
+  builder["indentation"] = "";
+  return Json::writeString(builder, value);
+}
+
+}  // namespace
+
+std::optional<XdsServerConfig> XdsServerConfig::FromSchema(
+    const schema::XdsServer& raw, ValidationErrors* errors) {
+  const size_t errors_before = errors->size();
+  {
+    ValidationErrors::ScopedField field(errors, ".server_uri");
+    if (raw.server_uri.empty() && !errors->FieldHasErrors()) {
+      errors->AddError("must be non-empty");
+    }
+  }
+  std::string creds_type;
+  Json::Value creds_config(Json::objectValue);
+  {
+    ValidationErrors::ScopedField field(errors, ".channel_creds");
+    for (size_t i = 0; i < raw.channel_creds.size(); ++i) {
+      const auto& creds = raw.channel_creds[i];
+      if (!IsSupportedCredsType(creds.type)) continue;
+      ValidationErrors::ScopedField index(errors, absl::StrCat("[", i, "]"));
+      creds_type = creds.type;
+      if (creds.config.has_value()) creds_config = *creds.config;
+      if (creds_type == "tls") {
+        ValidationErrors::ScopedField config(errors, ".config");
+        CheckTlsConfig(creds_config, errors);
+      }
+      break;
+    }
+    if (creds_type.empty() && !errors->FieldHasErrors()) {
+      errors->AddError("no known creds type found");
+    }
+  }
+  // Unknown features are dropped (A47 §Server Channel Map: "unknown features
+  // can be removed"), so they do not split otherwise identical servers.
+  std::set<std::string> features;
+  for (const Json::Value& feature : raw.server_features) {
+    if (feature.isString() && feature.asString() == kIgnoreResourceDeletion) {
+      features.insert(feature.asString());
+    }
+  }
+  if (errors->size() != errors_before) return std::nullopt;
+  return XdsServerConfig(raw.server_uri, std::move(creds_type),
+                         std::move(creds_config), std::move(features));
+}
+
+XdsServerConfig::XdsServerConfig(std::string server_uri,
+                                 std::string channel_creds_type,
+                                 Json::Value channel_creds_config,
+                                 std::set<std::string> server_features)
+    : server_uri_(std::move(server_uri)),
+      channel_creds_type_(std::move(channel_creds_type)),
+      channel_creds_config_(std::move(channel_creds_config)),
+      server_features_(std::move(server_features)) {
+  identity_ = absl::StrCat(server_uri_, std::string(1, '\0'),
+                           channel_creds_type_, std::string(1, '\0'),
+                           CanonicalJson(channel_creds_config_),
+                           std::string(1, '\0'),
+                           absl::StrJoin(server_features_, ","));
+}
+
+Json::Value XdsServerConfig::ToJson() const {
+  Json::Value out(Json::objectValue);
+  out["server_uri"] = server_uri_;
+  out["channel_creds_type"] = channel_creds_type_;
+  out["channel_creds_config"] = channel_creds_config_;
+  Json::Value features(Json::arrayValue);
+  for (const std::string& feature : server_features_) features.append(feature);
+  out["server_features"] = std::move(features);
+  return out;
+}
+
+schema::XdsServer XdsServerConfig::ToSchema() const {
+  schema::XdsServer raw;
+  raw.server_uri = server_uri_;
+  schema::XdsServer::ChannelCredentials creds;
+  creds.type = channel_creds_type_;
+  if (!channel_creds_config_.empty()) creds.config = channel_creds_config_;
+  raw.channel_creds.push_back(std::move(creds));
+  for (const std::string& feature : server_features_) {
+    raw.server_features.emplace_back(feature);
+  }
+  return raw;
+}
+
+}  // namespace xdsfed

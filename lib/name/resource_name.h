@@ -1,0 +1,135 @@
+// xDS resource names (gRFC A47 §Resource Cache, cncf/xds TP1 §Naming):
+// old-style opaque names and new-style "xdstp://authority/type/id?params"
+// names, their canonical (normalized) form, and the key under which a cache
+// stores them.
+//
+//   NameNormalizer n;  // reuse it: no heap allocation once warm
+//   auto v =
+//   n.Normalize("xdstp://a.com/envoy.config.listener.v3.Listener/x?b=2&a=1",
+//                        /*federation=*/true);
+//   // v->authority == "a.com", v->type == "envoy.config.listener.v3.Listener",
+//   // v->key == "x?a=1&b=2",
+//   // v->normalized ==
+//   "xdstp://a.com/envoy.config.listener.v3.Listener/x?a=1&b=2"
+//
+//   auto name = ResourceName::Parse("server.example.com", /*federation=*/true);
+//   // name->old_style, name->ToString() == "server.example.com"
+#ifndef XDSFED_LIB_NAME_RESOURCE_NAME_H_
+#define XDSFED_LIB_NAME_RESOURCE_NAME_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace xdsfed {
+
+// Longest xdstp: name accepted, in bytes, and most context params accepted:
+// bounds the work and memory an untrusted name can cost; longer / more is an
+// error. Old-style names are opaque (A47) and have no limit: they are not
+// copied.
+inline constexpr size_t kMaxResourceNameLength = 64 * 1024;
+inline constexpr size_t kMaxContextParams = 1024;
+
+// Canonical pieces of a name, borrowed from a NameNormalizer's buffers (or from
+// the input, for old-style names). Valid until the next Normalize() on that
+// normalizer.
+struct NormalizedNameView {
+  bool old_style = true;
+  absl::string_view authority;  // new-style only; may be empty (canonical form)
+  absl::string_view type;  // new-style: resource type segment; old-style: ""
+  absl::string_view id;    // new-style: canonical id (after the type segment);
+                           // old-style: whole name (as ResourceName::id)
+  absl::string_view key;   // cache 3rd-level key: old-style: whole name;
+                           // new-style: canonical "id" or "id?k=v&k2=v2"
+  absl::string_view normalized;  // full canonical name; old-style: the input
+  size_t hash = 0;  // HashNameParts(old_style, authority, type, key)
+};
+
+// Computes NormalizedNameView::hash from its parts (not on the hot path: it
+// builds the canonical name). A 64-bit hash of (old_style, canonical name),
+// seeded per process like absl::Hash; equal parts always hash equal, and
+// old-style and new-style names are hashed in separate domains.
+size_t HashNameParts(bool old_style, absl::string_view authority,
+                     absl::string_view type, absl::string_view key);
+
+// Reusable scratch for normalizing names on the hot path (a response's resource
+// names). Not thread-safe; after its buffers have grown to the longest name
+// seen, Normalize() allocates nothing.
+class NameNormalizer {
+ public:
+  NameNormalizer();
+
+  // federation=false: every name is an opaque old-style name (A47 gate).
+  // expected_type non-empty: a new-style name with another type is an error.
+  // Errors are kInvalidArgument and say what was expected, e.g.
+  //   "invalid xdstp resource name: missing resource type".
+  absl::StatusOr<NormalizedNameView> Normalize(
+      absl::string_view raw, bool federation,
+      absl::string_view expected_type = {});
+
+ private:
+  struct Param {
+    const char* key;   // decoded key: params sort by it
+    const char* text;  // canonical "key=value"
+    uint32_t key_len;
+    uint32_t text_len;
+    uint32_t order;  // position in the name: the last of equal keys wins
+  };
+  absl::StatusOr<NormalizedNameView> NormalizeXdstp(
+      absl::string_view raw, absl::string_view expected_type);
+
+  // One scratch block, grown (never shrunk) to fit the longest name seen:
+  // [canonical name | canonical params | decoded keys].
+  std::unique_ptr<char[]> buf_;
+  size_t cap_ = 0;
+  std::vector<Param> params_;
+};
+
+// Value type (STYLE §4): copyable, ==, hashable, ToString() = canonical form.
+struct ResourceName {
+  bool old_style = true;
+  // Decoded components. Old-style: id holds the whole name, the rest empty.
+  std::string authority, type, id;
+  // Decoded, sorted by key; duplicates: last one in the name wins.
+  std::vector<std::pair<std::string, std::string>> context_params;
+
+  static absl::StatusOr<ResourceName> Parse(
+      absl::string_view name, bool federation,
+      absl::string_view expected_type = {});
+
+  // Canonical form: the name itself for old-style; for new-style
+  // "xdstp://" + enc(authority) + "/" + enc(type) + "/" + enc(id) +
+  // ["?" k=v&... sorted by key].
+  std::string ToString() const;
+
+  // The cache key of NormalizedNameView::key: old-style: the name; new-style
+  // canonical "id" or "id?k=v&...".
+  std::string Key() const;
+
+  bool operator==(const ResourceName& other) const {
+    return old_style == other.old_style && authority == other.authority &&
+           type == other.type && id == other.id &&
+           context_params == other.context_params;
+  }
+  bool operator!=(const ResourceName& other) const { return !(*this == other); }
+
+  template <typename H>
+  friend H AbslHashValue(H h, const ResourceName& n) {
+    return H::combine(std::move(h), n.old_style, n.authority, n.type, n.id,
+                      n.context_params);
+  }
+};
+
+// The canonical string of a name (see NameNormalizer::Normalize).
+absl::StatusOr<std::string> NormalizeResourceName(absl::string_view name,
+                                                  bool federation);
+
+}  // namespace xdsfed
+
+#endif  // XDSFED_LIB_NAME_RESOURCE_NAME_H_

@@ -1,0 +1,111 @@
+#include "lib/name/uri.h"
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "lib/name/internal/char_class.h"
+
+namespace xdsfed {
+namespace {
+
+using name_internal::HasClass;
+
+absl::Status UriError(absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat("invalid uri: ", what));
+}
+
+// Checks that text[begin, end) holds only bytes of `allowed` and valid "%XX"
+// escapes.
+absl::Status CheckComponent(absl::string_view text, size_t begin, size_t end,
+                            uint16_t allowed, absl::string_view component) {
+  for (size_t i = begin; i < end; ++i) {
+    const char c = text[i];
+    if (HasClass(c, allowed)) continue;
+    if (c == '%') {
+      if (i + 2 < end && HasClass(text[i + 1], name_internal::kHexDigit) &&
+          HasClass(text[i + 2], name_internal::kHexDigit)) {
+        i += 2;
+        continue;
+      }
+      return UriError(absl::StrCat("invalid percent-encoding at offset ", i,
+                                   ": expected two hex digits after '%'"));
+    }
+    return UriError(absl::StrCat(
+        "byte 0x", absl::Hex(static_cast<uint8_t>(c), absl::kZeroPad2),
+        " at offset ", i, " not allowed in ", component, "; expected RFC 3986 ",
+        component, " characters or %XX"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Uri> ParseUri(absl::string_view text) {
+  Uri uri;
+  const size_t colon = text.find(':');
+  if (colon == absl::string_view::npos || colon == 0) {
+    return UriError("missing scheme; expected scheme \":\" ...");
+  }
+  if (!absl::ascii_isalpha(static_cast<unsigned char>(text[0]))) {
+    return UriError("scheme must start with a letter");
+  }
+  for (size_t i = 0; i < colon; ++i) {
+    if (!HasClass(text[i], name_internal::kScheme)) {
+      return UriError(absl::StrCat(
+          "byte 0x", absl::Hex(static_cast<uint8_t>(text[i]), absl::kZeroPad2),
+          " at offset ", i,
+          " not allowed in scheme; expected letters, digits, '+', '-', '.'"));
+    }
+  }
+  uri.scheme = absl::AsciiStrToLower(text.substr(0, colon));
+  size_t pos = colon + 1;
+  if (text.substr(pos, 2) == "//") {
+    pos += 2;
+    size_t end = text.find_first_of("/?#", pos);
+    if (end == absl::string_view::npos) end = text.size();
+    absl::Status s =
+        CheckComponent(text, pos, end, name_internal::kAuthority, "authority");
+    if (!s.ok()) return s;
+    uri.has_authority = true;
+    uri.authority = std::string(text.substr(pos, end - pos));
+    pos = end;
+  }
+  size_t end = text.find_first_of("?#", pos);
+  if (end == absl::string_view::npos) end = text.size();
+  absl::Status s = CheckComponent(text, pos, end, name_internal::kPath, "path");
+  if (!s.ok()) return s;
+  uri.path = std::string(text.substr(pos, end - pos));
+  pos = end;
+  if (pos < text.size() && text[pos] == '?') {
+    ++pos;
+    end = text.find('#', pos);
+    if (end == absl::string_view::npos) end = text.size();
+    s = CheckComponent(text, pos, end, name_internal::kQuery, "query");
+    if (!s.ok()) return s;
+    uri.has_query = true;
+    uri.query = std::string(text.substr(pos, end - pos));
+    pos = end;
+  }
+  if (pos < text.size()) {  // text[pos] == '#'
+    ++pos;
+    s = CheckComponent(text, pos, text.size(), name_internal::kQuery,
+                       "fragment");
+    if (!s.ok()) return s;
+    uri.has_fragment = true;
+    uri.fragment = std::string(text.substr(pos));
+  }
+  return uri;
+}
+
+std::string Uri::ToString() const {
+  std::string out = absl::StrCat(scheme, ":");
+  if (has_authority) absl::StrAppend(&out, "//", authority);
+  out.append(path);
+  if (has_query) absl::StrAppend(&out, "?", query);
+  if (has_fragment) absl::StrAppend(&out, "#", fragment);
+  return out;
+}
+
+}  // namespace xdsfed
