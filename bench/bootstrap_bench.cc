@@ -18,8 +18,10 @@ std::string TypicalBootstrap(int extra_authorities) {
       R"("xds.other.com":{"xds_servers":[{"server_uri":"xds-server.other.com",)",
       R"("channel_creds":[{"type":"google_default"}]}]})");
   for (int i = 0; i < extra_authorities; ++i) {
-    absl::StrAppend(&authorities, ",\"authority-", i, R"(.example.com":{"xds_servers":[{"server_uri":"xds-)",
-                    i % 4, R"(.example.com:443","channel_creds":[{"type":"insecure"}],"server_features":["ignore_resource_deletion"]}]})");
+    absl::StrAppend(
+        &authorities, ",\"authority-", i,
+        R"(.example.com":{"xds_servers":[{"server_uri":"xds-)", i % 4,
+        R"(.example.com:443","channel_creds":[{"type":"insecure"}],"server_features":["ignore_resource_deletion"]}]})");
   }
   return absl::StrCat(
       R"({"xds_servers":[{"server_uri":"xds-server.authority.com",)",

@@ -42,6 +42,9 @@ if [ "${SKIP_ASAN:-0}" != 1 ]; then
   done
 fi
 
+echo "== install: find_package(xdsfed) and pkg-config =="
+tests/install/check.sh build
+
 echo "== clang-format =="
 git ls-files '*.h' '*.cc' | xargs -r clang-format --dry-run -Werror
 echo "all checks passed"

@@ -9,13 +9,13 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define XDSFED_CHECK(cond)                                             \
-  do {                                                                 \
-    if (!(cond)) {                                                     \
+#define XDSFED_CHECK(cond)                                               \
+  do {                                                                   \
+    if (!(cond)) {                                                       \
       std::fprintf(stderr, "%s:%d: XDSFED_CHECK failed: %s\n", __FILE__, \
-                   __LINE__, #cond);                                   \
-      std::abort();                                                    \
-    }                                                                  \
+                   __LINE__, #cond);                                     \
+      std::abort();                                                      \
+    }                                                                    \
   } while (false)
 
 #endif  // XDSFED_LIB_BASE_CHECK_H_

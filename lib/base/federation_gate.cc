@@ -12,7 +12,8 @@ bool ParseFederationGate(const char* value) {
 }
 
 bool FederationEnabledFromEnv() {
-  return ParseFederationGate(std::getenv(std::string(kFederationEnvVar).c_str()));
+  return ParseFederationGate(
+      std::getenv(std::string(kFederationEnvVar).c_str()));
 }
 
 }  // namespace xdsfed

@@ -32,9 +32,9 @@ class ServerInterner {
       servers_;
 };
 
-Bootstrap::ServerList ValidateServers(
-    const std::vector<schema::XdsServer>& raw, ServerInterner* interner,
-    ValidationErrors* errors) {
+Bootstrap::ServerList ValidateServers(const std::vector<schema::XdsServer>& raw,
+                                      ServerInterner* interner,
+                                      ValidationErrors* errors) {
   Bootstrap::ServerList servers;
   for (size_t i = 0; i < raw.size(); ++i) {
     ValidationErrors::ScopedField field(errors, absl::StrCat("[", i, "]"));
@@ -72,12 +72,17 @@ absl::StatusOr<std::shared_ptr<const Bootstrap>> Bootstrap::Parse(
 
 absl::StatusOr<std::shared_ptr<const Bootstrap>> Bootstrap::FromJson(
     const Json::Value& input, bool federation) {
-  Json::Value json = input;
-  if (!federation && json.isObject()) {
-    // A47: with the gate off the new fields behave as if they were not set.
-    json.removeMember("authorities");
-    json.removeMember("client_default_listener_resource_name_template");
+  // A47: with the gate off the new fields behave as if they were not set.
+  // Only then is the input copied, to strip them.
+  std::optional<Json::Value> stripped;
+  if (!federation && input.isObject() &&
+      (input.isMember("authorities") ||
+       input.isMember("client_default_listener_resource_name_template"))) {
+    stripped = input;
+    stripped->removeMember("authorities");
+    stripped->removeMember("client_default_listener_resource_name_template");
   }
+  const Json::Value& json = stripped.has_value() ? *stripped : input;
   ValidationErrors errors;
   schema::Bootstrap raw;
   raw.LoadFrom(json, &errors);
@@ -166,9 +171,8 @@ absl::StatusOr<std::shared_ptr<const Bootstrap>> Bootstrap::FromEnv(
   if (path != nullptr && *path != '\0') {
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("cannot read bootstrap file ", path,
-                       " (from GRPC_XDS_BOOTSTRAP)"));
+      return absl::FailedPreconditionError(absl::StrCat(
+          "cannot read bootstrap file ", path, " (from GRPC_XDS_BOOTSTRAP)"));
     }
     std::string text((std::istreambuf_iterator<char>(in)),
                      std::istreambuf_iterator<char>());

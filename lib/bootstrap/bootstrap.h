@@ -40,7 +40,8 @@ class Bootstrap {
 
   struct Authority {
     std::string name;
-    // After defaulting to "xdstp://<name>/envoy.config.listener.v3.Listener/%s".
+    // After defaulting to
+    // "xdstp://<name>/envoy.config.listener.v3.Listener/%s".
     std::string client_listener_resource_name_template;
     // The authority's own servers, or the top-level list when it has none.
     ServerList xds_servers;

@@ -52,10 +52,9 @@ absl::StatusOr<ResolvedListener> ResolveXdsTarget(const Bootstrap& bootstrap,
     const Bootstrap::Authority* authority =
         bootstrap.LookupAuthority(*parsed.authority);
     if (authority == nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("invalid target \"", target, "\": authority \"",
-                       *parsed.authority,
-                       "\" is not in the bootstrap's authorities"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "invalid target \"", target, "\": authority \"", *parsed.authority,
+          "\" is not in the bootstrap's authorities"));
     }
     resolved.listener_resource_name =
         ExpandPercentS(authority->client_listener_resource_name_template,

@@ -2,8 +2,9 @@
 // on, into the Listener resource to watch and the xDS servers to ask, exactly
 // as gRFC A47 §xds Resolver Changes and §xDS-Enabled gRPC Server Changes say.
 //
-//   auto r = ResolveXdsTarget(*bootstrap, "xds://xds.other.com/server.other.com");
-//   r->listener_resource_name;  // xdstp://xds.other.com/envoy.config.listener
+//   auto r = ResolveXdsTarget(*bootstrap,
+//   "xds://xds.other.com/server.other.com"); r->listener_resource_name;  //
+//   xdstp://xds.other.com/envoy.config.listener
 //                               //   .v3.Listener/server.other.com
 //   r->authority;               // "xds.other.com"
 //   r->xds_servers;             // the authority's own servers

@@ -36,6 +36,8 @@ void CheckTlsConfig(const Json::Value& config, ValidationErrors* errors) {
 }
 
 std::string CanonicalJson(const Json::Value& value) {
+  // Most servers have no creds config; skip building a writer for them.
+  if (value.isObject() && value.empty()) return "{}";
   Json::StreamWriterBuilder builder;
   builder["indentation"] = "";
   return Json::writeString(builder, value);
@@ -93,11 +95,10 @@ XdsServerConfig::XdsServerConfig(std::string server_uri,
       channel_creds_type_(std::move(channel_creds_type)),
       channel_creds_config_(std::move(channel_creds_config)),
       server_features_(std::move(server_features)) {
-  identity_ = absl::StrCat(server_uri_, std::string(1, '\0'),
-                           channel_creds_type_, std::string(1, '\0'),
-                           CanonicalJson(channel_creds_config_),
-                           std::string(1, '\0'),
-                           absl::StrJoin(server_features_, ","));
+  identity_ =
+      absl::StrCat(server_uri_, std::string(1, '\0'), channel_creds_type_,
+                   std::string(1, '\0'), CanonicalJson(channel_creds_config_),
+                   std::string(1, '\0'), absl::StrJoin(server_features_, ","));
 }
 
 Json::Value XdsServerConfig::ToJson() const {

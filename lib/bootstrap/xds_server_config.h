@@ -36,8 +36,8 @@ class XdsServerConfig {
 
   // Validates a parsed XdsServer, recording problems in *errors under the
   // current field path. Returns nullopt if any were found.
-  static std::optional<XdsServerConfig> FromSchema(
-      const schema::XdsServer& raw, ValidationErrors* errors);
+  static std::optional<XdsServerConfig> FromSchema(const schema::XdsServer& raw,
+                                                   ValidationErrors* errors);
 
   XdsServerConfig(std::string server_uri, std::string channel_creds_type,
                   Json::Value channel_creds_config,

@@ -4,13 +4,11 @@
 // stores them.
 //
 //   NameNormalizer n;  // reuse it: no heap allocation once warm
-//   auto v =
-//   n.Normalize("xdstp://a.com/envoy.config.listener.v3.Listener/x?b=2&a=1",
-//                        /*federation=*/true);
+//   auto v = n.Normalize("xdstp://a.com/envoy.config.listener.v3.Listener/"
+//                        "x?b=2&a=1", /*federation=*/true);
 //   // v->authority == "a.com", v->type == "envoy.config.listener.v3.Listener",
-//   // v->key == "x?a=1&b=2",
-//   // v->normalized ==
-//   "xdstp://a.com/envoy.config.listener.v3.Listener/x?a=1&b=2"
+//   // v->key == "x?a=1&b=2", v->normalized ==
+//   //   "xdstp://a.com/envoy.config.listener.v3.Listener/x?a=1&b=2"
 //
 //   auto name = ResourceName::Parse("server.example.com", /*federation=*/true);
 //   // name->old_style, name->ToString() == "server.example.com"
@@ -65,10 +63,21 @@ class NameNormalizer {
  public:
   NameNormalizer();
 
-  // federation=false: every name is an opaque old-style name (A47 gate).
-  // expected_type non-empty: a new-style name with another type is an error.
-  // Errors are kInvalidArgument and say what was expected, e.g.
-  //   "invalid xdstp resource name: missing resource type".
+  // federation=false, or a name not starting with "xdstp:" (case-sensitive):
+  // an opaque old-style name, never an error (A47 gate). Otherwise the name
+  // must be an RFC 3986 URI (a '%' not followed by two hex digits, or a byte
+  // outside a component's class, is an error); every component is decoded
+  // and re-encoded with its exact class, upper-case hex. As gRPC C-core does:
+  // "xdstp:t/x" has an empty authority; the type/id split is made on the
+  // decoded path ("%2F" splits like '/'); an empty id is allowed
+  // ("xdstp://a/t" == "xdstp://a/t/"); "?" with nothing after it is an
+  // error; a param with an empty key is dropped; "k" means "k=". The
+  // fragment (processing directives) is checked, then dropped.
+  // expected_type non-empty (a type name, or a type URL
+  // "type.googleapis.com/..."): a new-style name with another type is an
+  // error. Errors are kInvalidArgument, e.g.
+  //   "invalid xdstp name: missing resource type; expected
+  //    xdstp://[authority]/type/id".
   absl::StatusOr<NormalizedNameView> Normalize(
       absl::string_view raw, bool federation,
       absl::string_view expected_type = {});

@@ -163,16 +163,17 @@ absl::StatusOr<XdsTarget> ParseXdsTarget(absl::string_view target) {
   }
   absl::StatusOr<std::string> path = PercentDecode(uri->path);
   if (!path.ok()) return TargetError(path.status().message());
-  // A47 §gRPC Client Target URI Syntax: the part after the last '/'.
-  const size_t slash = path->find_last_of('/');
-  result.data_plane_authority =
-      slash == std::string::npos ? *path : path->substr(slash + 1);
+  result.hostname = std::string(absl::StripPrefix(*path, "/"));
+  // A47 §gRPC Client Target URI Syntax, latest revision (which supersedes
+  // "the last path component" of the first): the whole path minus its
+  // leading '/', with any other '/' percent-encoded, as for any target URI.
+  // gRPC C-core's default authority is computed the same way.
+  result.data_plane_authority = PercentEncodeAuthority(result.hostname);
   if (result.data_plane_authority.empty()) {
     return TargetError(
-        "empty data-plane authority; expected a path whose last component "
-        "is not empty, e.g. xds:///server.example.com");
+        "empty data-plane authority; expected a non-empty path, e.g. "
+        "xds:///server.example.com");
   }
-  result.hostname = std::string(absl::StripPrefix(*path, "/"));
   return result;
 }
 

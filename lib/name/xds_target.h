@@ -24,7 +24,8 @@ struct XdsTarget {
   std::optional<std::string> authority;
   // Path minus its leading '/', percent-decoded: what %s is replaced by.
   std::string hostname;
-  // Last path component, percent-decoded: the channel's default authority.
+  // The channel's default authority (:authority, VirtualHost selection): the
+  // hostname percent-encoded as an authority, so '/' becomes %2F.
   std::string data_plane_authority;
 };
 

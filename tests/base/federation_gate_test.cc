@@ -13,9 +13,9 @@ TEST(FederationGateTest, OnlyTrueEnables) {
     bool want;
   };
   const Case kCases[] = {
-      {nullptr, false}, {"", false},     {"false", false}, {"1", false},
-      {"yes", false},   {"true ", false}, {"true", true},  {"TRUE", true},
-      {"True", true},
+      {nullptr, false}, {"", false},    {"false", false},
+      {"1", false},     {"yes", false}, {"true ", false},
+      {"true", true},   {"TRUE", true}, {"True", true},
   };
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.value == nullptr ? "(unset)" : c.value);

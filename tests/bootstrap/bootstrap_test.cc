@@ -95,7 +95,8 @@ TEST(BootstrapTest, ErrorsNameTheirFieldPath) {
        "[field:authorities[\"a b\"].client_listener_resource_name_template "
        "error:field must begin with \"xdstp://a%20b/\"]"},
       {"A47 authority xds_servers: same format as the top level",
-       WithServers(R"("authorities":{"a":{"xds_servers":[{"channel_creds":[{"type":"insecure"}]}]}})"),
+       WithServers(
+           R"("authorities":{"a":{"xds_servers":[{"channel_creds":[{"type":"insecure"}]}]}})"),
        "[field:authorities[\"a\"].xds_servers[0].server_uri error:field not "
        "present]"},
       {"A47 client_default template is a string",
@@ -142,8 +143,9 @@ TEST(BootstrapTest, HostileInputIsAnErrorNotACrash) {
   std::string deep(100000, '[');
   deep += std::string(100000, ']');
   EXPECT_FALSE(Bootstrap::Parse(deep, true).ok());
-  std::string huge = absl::StrCat(R"({"xds_servers":[)", kServer, "],\"node\":{\"id\":\"",
-                                  std::string(10 << 20, 'x'), "\"}}");
+  std::string huge =
+      absl::StrCat(R"({"xds_servers":[)", kServer, "],\"node\":{\"id\":\"",
+                   std::string(10 << 20, 'x'), "\"}}");
   auto big = Bootstrap::Parse(huge, true);
   ASSERT_TRUE(big.ok()) << big.status();
   EXPECT_EQ((*big)->node()->id.size(), 10u << 20);
@@ -167,7 +169,8 @@ TEST(BootstrapTest, A47MultipleAuthoritiesExample) {
   EXPECT_EQ(b.client_default_listener_resource_name_template(),
             "xdstp://xds.authority.com/envoy.config.listener.v3.Listener/grpc/"
             "client/%s?project_id=1234");
-  const Bootstrap::Authority* authority = b.LookupAuthority("xds.authority.com");
+  const Bootstrap::Authority* authority =
+      b.LookupAuthority("xds.authority.com");
   ASSERT_NE(authority, nullptr);
   EXPECT_FALSE(authority->has_own_servers);
   EXPECT_EQ(authority->xds_servers, b.servers());
@@ -176,7 +179,8 @@ TEST(BootstrapTest, A47MultipleAuthoritiesExample) {
   EXPECT_TRUE(other->has_own_servers);
   ASSERT_EQ(other->xds_servers.size(), 1u);
   EXPECT_EQ(other->xds_servers[0]->server_uri(), "xds-server.other.com");
-  // Defaulted per A47: xdstp://<authority_name>/envoy.config.listener.v3.Listener/%s
+  // Defaulted per A47:
+  // xdstp://<authority_name>/envoy.config.listener.v3.Listener/%s
   EXPECT_EQ(other->client_listener_resource_name_template,
             "xdstp://xds.other.com/envoy.config.listener.v3.Listener/%s");
   EXPECT_EQ(b.LookupAuthority("xds.missing.com"), nullptr);
@@ -226,13 +230,13 @@ TEST(BootstrapTest, IdenticalServersAreOneObject) {
   EXPECT_EQ(top->channel_creds_type(), "insecure");
   EXPECT_TRUE(top->IgnoreResourceDeletion());
   EXPECT_EQ(top->server_features().size(), 1u);
-  EXPECT_EQ(b.LookupAuthority("a")->xds_servers[0], top);  // same object
+  EXPECT_EQ(b.LookupAuthority("a")->xds_servers[0], top);    // same object
   EXPECT_NE(*b.LookupAuthority("b")->xds_servers[0], *top);  // features
   EXPECT_NE(*b.LookupAuthority("c")->xds_servers[0], *top);  // creds
   EXPECT_EQ(b.LookupAuthority("d")->xds_servers[0], top);    // top-level
   EXPECT_TRUE(b.HasServer(*b.LookupAuthority("c")->xds_servers[0]));
-  EXPECT_FALSE(b.HasServer(XdsServerConfig("evil:1", "google_default",
-                                           Json::Value(Json::objectValue), {})));
+  EXPECT_FALSE(b.HasServer(XdsServerConfig(
+      "evil:1", "google_default", Json::Value(Json::objectValue), {})));
 }
 
 TEST(BootstrapTest, TemplatesWithoutPercentSAreKeptWithAWarning) {
@@ -261,7 +265,8 @@ TEST(BootstrapTest, RoundTripsThroughJson) {
     for (bool federation : {true, false}) {
       auto first = Bootstrap::Parse(input, federation);
       ASSERT_TRUE(first.ok()) << first.status();
-      auto second = Bootstrap::FromJson((*first)->ToBootstrapJson(), federation);
+      auto second =
+          Bootstrap::FromJson((*first)->ToBootstrapJson(), federation);
       ASSERT_TRUE(second.ok()) << second.status();
       EXPECT_EQ(**first, **second);
     }

@@ -14,8 +14,9 @@ constexpr char kTopServer[] =
 
 // The four bootstrap configs of A47 §Bootstrap Config Changes.
 std::string NoNewFields() {
-  return absl::StrCat(R"({"xds_servers":[)", kTopServer,
-                      R"(],"server_listener_resource_name_template":"grpc/server?xds.resource.listening_address=%s"})");
+  return absl::StrCat(
+      R"({"xds_servers":[)", kTopServer,
+      R"(],"server_listener_resource_name_template":"grpc/server?xds.resource.listening_address=%s"})");
 }
 std::string NewStyleClient() {
   return absl::StrCat(
@@ -74,7 +75,8 @@ void Check(const Case& c) {
 }
 
 constexpr char kTop[] = "xds-server.authority.com";
-constexpr char kListener[] = "xdstp://xds.authority.com/envoy.config.listener.v3.Listener/";
+constexpr char kListener[] =
+    "xdstp://xds.authority.com/envoy.config.listener.v3.Listener/";
 
 TEST(TargetResolverTest, A47WorkedExamples) {
   const Case kCases[] = {
@@ -87,19 +89,19 @@ TEST(TargetResolverTest, A47WorkedExamples) {
        "authority \"xds.authority.com\" is not in the bootstrap's authorities"},
       {"A47 Example: No New Fields, server", NoNewFields(), true,
        "0.0.0.0:8080", true,
-       "grpc/server?xds.resource.listening_address=0.0.0.0:8080", "", kTop,
-       ""},
+       "grpc/server?xds.resource.listening_address=0.0.0.0:8080", "", kTop, ""},
       {"A47 Example: New-Style Names on gRPC Client", NewStyleClient(), true,
        "xds:server.example.com", false,
-       absl::StrCat(kListener, "server.example.com"), "xds.authority.com",
-       kTop, "server.example.com"},
+       absl::StrCat(kListener, "server.example.com"), "xds.authority.com", kTop,
+       "server.example.com"},
       {"A47 Example: New-Style Names on gRPC Client, with authority",
        NewStyleClient(), true, "xds://xds.authority.com/server.example.com",
        false, absl::StrCat(kListener, "server.example.com"),
        "xds.authority.com", kTop, "server.example.com"},
       {"A47 Example: New-Style Names on gRPC Server", NewStyleServer(), true,
-       "0.0.0.0:8080", true, absl::StrCat(kListener, "grpc/server/0.0.0.0:8080"),
-       "xds.authority.com", kTop, ""},
+       "0.0.0.0:8080", true,
+       absl::StrCat(kListener, "grpc/server/0.0.0.0:8080"), "xds.authority.com",
+       kTop, ""},
       {"A47 Example: Multiple Authorities, no authority", MultipleAuthorities(),
        true, "xds:server.example.com", false,
        absl::StrCat(kListener,
@@ -111,8 +113,9 @@ TEST(TargetResolverTest, A47WorkedExamples) {
        absl::StrCat(kListener,
                     "grpc/client/server.example.com?project_id=1234"),
        "xds.authority.com", kTop, "server.example.com"},
-      {"A47 Example: Multiple Authorities, xds.other.com", MultipleAuthorities(),
-       true, "xds://xds.other.com/server.other.com", false,
+      {"A47 Example: Multiple Authorities, xds.other.com",
+       MultipleAuthorities(), true, "xds://xds.other.com/server.other.com",
+       false,
        "xdstp://xds.other.com/envoy.config.listener.v3.Listener/"
        "server.other.com",
        "xds.other.com", "xds-server.other.com", "server.other.com"},
@@ -129,17 +132,19 @@ TEST(TargetResolverTest, EncodingAndEdgeCases) {
       {"A47 §xds Resolver Changes: path percent-encoded into xdstp templates",
        NewStyleClient(), true, "xds:svc%20x%5b1%5D%41", false,
        absl::StrCat(kListener, "svc%20x%5B1%5DA"), "xds.authority.com", kTop,
-       "svc x[1]A"},
-      {"A47 §xds Resolver Changes: '/' is a path char and stays",
+       "svc%20x[1]A"},
+      {"A47 §xds Resolver Changes: '/' is a path char and stays; the "
+       "data-plane authority encodes it (latest A47 revision)",
        MultipleAuthorities(), true, "xds://xds.other.com/a/b/c", false,
        "xdstp://xds.other.com/envoy.config.listener.v3.Listener/a/b/c",
-       "xds.other.com", "xds-server.other.com", "c"},
+       "xds.other.com", "xds-server.other.com", "a%2Fb%2Fc"},
       {"A47 §xds Resolver Changes: old-style template, no encoding",
-       NoNewFields(), true, "xds:///svc%20x", false, "svc x", "", kTop, "svc x"},
+       NoNewFields(), true, "xds:///svc%20x", false, "svc x", "", kTop,
+       "svc%20x"},
       {"A47 §gRPC Client Target URI Syntax: empty data-plane authority",
        NoNewFields(), true, "xds:///", false, "", "", "", "",
-       "invalid xds target: empty data-plane authority; expected a path whose "
-       "last component is not empty, e.g. xds:///server.example.com"},
+       "invalid xds target: empty data-plane authority; expected a "
+       "non-empty path, e.g. xds:///server.example.com"},
       {"A47 §xDS-Enabled gRPC Server Changes: IPv6 encoded for xdstp",
        NewStyleServer(), true, "[::]:80", true,
        absl::StrCat(kListener, "grpc/server/%5B::%5D:80"), "xds.authority.com",

@@ -26,7 +26,8 @@ TEST(XdsServerConfigTest, IdentityIsUriCredsAndKnownFeatures) {
        false},
       {"creds config", XdsServerConfig("s:1", "insecure", config, {}), false},
       {"features",
-       XdsServerConfig("s:1", "insecure", Object(), {"ignore_resource_deletion"}),
+       XdsServerConfig("s:1", "insecure", Object(),
+                       {"ignore_resource_deletion"}),
        false},
   };
   absl::flat_hash_set<XdsServerConfig> set;

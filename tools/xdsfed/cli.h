@@ -23,9 +23,9 @@ inline constexpr int kExitUsage = 2;
 
 // Flags every command accepts, taken out of argv before the command runs.
 struct GlobalFlags {
-  std::optional<bool> federation;              // --federation=on|off
-  std::optional<std::string> bootstrap_file;   // --bootstrap FILE
-  std::optional<std::string> bootstrap_json;   // --bootstrap-json TEXT
+  std::optional<bool> federation;             // --federation=on|off
+  std::optional<std::string> bootstrap_file;  // --bootstrap FILE
+  std::optional<std::string> bootstrap_json;  // --bootstrap-json TEXT
 };
 
 struct Context {

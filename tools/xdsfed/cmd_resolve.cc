@@ -44,12 +44,12 @@ int Resolve(Context& context, bool server) {
 int RunResolve(Context& context) { return Resolve(context, false); }
 int RunServerName(Context& context) { return Resolve(context, true); }
 
-XDSFED_REGISTER_COMMAND(
-    "resolve", RunResolve,
-    "resolve TARGET                the Listener and servers for an xds: target");
-XDSFED_REGISTER_COMMAND(
-    "server-name", RunServerName,
-    "server-name ADDRESS           the Listener an xDS server on ip:port watches");
+XDSFED_REGISTER_COMMAND("resolve", RunResolve,
+                        "resolve TARGET                the Listener and "
+                        "servers for an xds: target");
+XDSFED_REGISTER_COMMAND("server-name", RunServerName,
+                        "server-name ADDRESS           the Listener an xDS "
+                        "server on ip:port watches");
 
 }  // namespace
 }  // namespace xdsfed::cli

@@ -1,0 +1,69 @@
+// Fuzzes NameNormalizer / ResourceName::Parse. Input: one flag byte (bit 0:
+// federation gate, bit 1: expect the Listener type), then the name.
+// Invariants (issue 3 §5): normalization is idempotent, Parse(Normalize(x))
+// == Parse(x), the value's ToString() is the normalized form, and the
+// borrowed view agrees with the value, hash included.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "lib/base/check.h"
+#include "lib/name/percent_encoding.h"
+#include "lib/name/resource_name.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  const bool federation = (data[0] & 1) != 0;
+  const absl::string_view expected_type =
+      (data[0] & 2) != 0 ? "envoy.config.listener.v3.Listener" : "";
+  const absl::string_view raw(reinterpret_cast<const char*>(data) + 1,
+                              size - 1);
+
+  xdsfed::NameNormalizer normalizer;
+  auto view = normalizer.Normalize(raw, federation, expected_type);
+  auto value = xdsfed::ResourceName::Parse(raw, federation, expected_type);
+  XDSFED_CHECK(view.ok() == value.ok());
+  if (!view.ok()) {
+    XDSFED_CHECK(view.status() == value.status());
+    return 0;  // rejecting input is fine
+  }
+  const std::string normalized(view->normalized);
+  const std::string authority(view->authority), type(view->type), id(view->id),
+      key(view->key);
+  const size_t hash = view->hash;
+
+  // The view agrees with the value.
+  XDSFED_CHECK(view->old_style == value->old_style);
+  XDSFED_CHECK(value->ToString() == normalized);
+  XDSFED_CHECK(value->Key() == key);
+  XDSFED_CHECK(hash ==
+               xdsfed::HashNameParts(view->old_style, authority, type, key));
+  if (value->old_style) {
+    XDSFED_CHECK(normalized == raw);
+    XDSFED_CHECK(value->id == raw && id == raw && key == raw);
+  } else {
+    XDSFED_CHECK(xdsfed::PercentDecode(authority).value() == value->authority);
+    XDSFED_CHECK(xdsfed::PercentDecode(type).value() == value->type);
+    XDSFED_CHECK(xdsfed::PercentDecode(id).value() == value->id);
+    XDSFED_CHECK(!value->type.empty());
+    XDSFED_CHECK(key.substr(0, id.size()) == id);
+    // Params sorted by key, no duplicates.
+    for (size_t i = 1; i < value->context_params.size(); ++i) {
+      XDSFED_CHECK(value->context_params[i - 1].first <
+                   value->context_params[i].first);
+    }
+  }
+
+  // Idempotent, and the same name.
+  auto again = normalizer.Normalize(normalized, federation, expected_type);
+  XDSFED_CHECK(again.ok());
+  XDSFED_CHECK(again->normalized == normalized);
+  XDSFED_CHECK(again->key == key);
+  XDSFED_CHECK(again->hash == hash);
+  auto reparsed =
+      xdsfed::ResourceName::Parse(normalized, federation, expected_type);
+  XDSFED_CHECK(reparsed.ok());
+  XDSFED_CHECK(*reparsed == *value);
+  return 0;
+}
