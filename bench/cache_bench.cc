@@ -12,7 +12,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
-#include <new>
 #include <random>
 #include <string>
 #include <vector>
@@ -21,26 +20,13 @@
 #include "absl/time/time.h"
 #include "benchmark/benchmark.h"
 #include "lib/cache/resource_cache.h"
+#include "tests/support/alloc_counter.h"
 
 // --- allocation counting (single-threaded benchmarks) ---
 namespace {
-uint64_t g_allocs = 0;
 // Calls of ResourceCache::Find(TypeId, raw), for callgrind per-call counts.
 uint64_t g_lookups = 0;
 }  // namespace
-
-// gcc flags free() of memory from this operator new as a mismatch once both
-// are inlined into one caller; they do match.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-void* operator new(size_t size) {
-  ++g_allocs;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
 
 namespace xdsfed {
 namespace cache {
@@ -158,7 +144,7 @@ void BM_LookupByName(benchmark::State& state) {
   const Lookup* lookups = fx->lookups.data();
   const size_t n = fx->lookups.size();
   size_t i = 0;
-  uint64_t allocs_before = g_allocs;
+  uint64_t allocs_before = xdsfed::test_support::AllocationCount();
   for (auto _ : state) {
     const Lookup& l = lookups[i];
     if (++i == n) i = 0;
@@ -167,7 +153,9 @@ void BM_LookupByName(benchmark::State& state) {
   g_lookups += state.iterations();
   state.SetItemsProcessed(state.iterations());
   state.counters["allocs_per_lookup"] =
-      static_cast<double>(g_allocs - allocs_before) / state.iterations();
+      static_cast<double>(xdsfed::test_support::AllocationCount() -
+                          allocs_before) /
+      state.iterations();
   state.counters["bytes_per_entry"] = fx->bytes_per_entry;
   state.counters["entries"] = static_cast<double>(cache.size());
 }
@@ -211,7 +199,7 @@ void BM_Insert(benchmark::State& state) {
   auto cache = std::make_unique<ResourceCache>(true);
   SetUp(*cache, types);
   size_t i = 0;
-  uint64_t allocs_before = g_allocs;
+  uint64_t allocs_before = xdsfed::test_support::AllocationCount();
   for (auto _ : state) {
     if (i == kPool) {
       state.PauseTiming();
@@ -225,7 +213,9 @@ void BM_Insert(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations());
   state.counters["allocs_per_insert"] =
-      static_cast<double>(g_allocs - allocs_before) / state.iterations();
+      static_cast<double>(xdsfed::test_support::AllocationCount() -
+                          allocs_before) /
+      state.iterations();
 }
 BENCHMARK(BM_Insert);
 
@@ -240,7 +230,7 @@ void BM_Update(benchmark::State& state) {
                                    "2026-11-22T01:00:00Z/2"};
   const size_t n = fx->lookups.size();
   size_t i = 0, round = 0;
-  uint64_t allocs_before = g_allocs;
+  uint64_t allocs_before = xdsfed::test_support::AllocationCount();
   for (auto _ : state) {
     const Lookup& l = fx->lookups[i];
     Entry* e = cache.Find(l.type, l.name);
@@ -249,7 +239,9 @@ void BM_Update(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations());
   state.counters["allocs_per_update"] =
-      static_cast<double>(g_allocs - allocs_before) / state.iterations();
+      static_cast<double>(xdsfed::test_support::AllocationCount() -
+                          allocs_before) /
+      state.iterations();
 }
 BENCHMARK(BM_Update)->Arg(1000)->Arg(100000);
 

@@ -6,23 +6,17 @@
 //   valgrind --tool=callgrind build/bench/name_bench --calls=LABEL:N
 //       # plain loop of N calls, no framework: run with N and 2N and divide
 //       # the difference in instructions by N (see RESULTS_name.md)
-#include <atomic>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <new>
 #include <string>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/string_view.h"
 #include "benchmark/benchmark.h"
 #include "lib/name/resource_name.h"
+#include "tests/support/alloc_counter.h"
 
 namespace {
-
-// Every heap allocation of the process, counted by the replaced global
-// operator new below.
-std::atomic<long> g_allocs{0};
 
 struct Label {
   const char* label;
@@ -55,13 +49,13 @@ void BM_Normalize(benchmark::State& state, absl::string_view raw) {
     state.SkipWithError(std::string(check.status().message()).c_str());
     return;
   }
-  const long allocs_before = g_allocs.load(std::memory_order_relaxed);
+  const long allocs_before = xdsfed::test_support::AllocationCount();
   for (auto _ : state) {
     auto v = normalizer.Normalize(raw, /*federation=*/true);
     benchmark::DoNotOptimize(v->key.data());
     benchmark::DoNotOptimize(v->hash);
   }
-  const long allocs = g_allocs.load(std::memory_order_relaxed) - allocs_before;
+  const long allocs = xdsfed::test_support::AllocationCount() - allocs_before;
   state.SetItemsProcessed(state.iterations());
   state.SetBytesProcessed(state.iterations() *
                           static_cast<int64_t>(raw.size()));
@@ -83,13 +77,13 @@ int RunPlainLoop(absl::string_view spec) {
     if (label != l.label) continue;
     xdsfed::NameNormalizer normalizer;
     size_t sum = 0;
-    const long allocs_before = g_allocs.load(std::memory_order_relaxed);
+    const long allocs_before = xdsfed::test_support::AllocationCount();
     for (long i = 0; i < n; ++i) {
       auto v = normalizer.Normalize(l.name, /*federation=*/true);
       sum += v->hash + v->key.size();
     }
     std::printf("%s calls=%ld allocs=%ld checksum=%zu\n", l.label, n,
-                g_allocs.load(std::memory_order_relaxed) - allocs_before, sum);
+                xdsfed::test_support::AllocationCount() - allocs_before, sum);
     return 0;
   }
   std::fprintf(stderr, "unknown label\n");
@@ -97,17 +91,6 @@ int RunPlainLoop(absl::string_view spec) {
 }
 
 }  // namespace
-
-void* operator new(size_t size) {
-  g_allocs.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](size_t size) { return operator new(size); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
-void operator delete[](void* p, size_t) noexcept { std::free(p); }
 
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {

@@ -53,9 +53,10 @@ void WarnIfNoPercentS(absl::string_view tmpl, ValidationErrors* errors,
       ": template has no %s, so every target maps to the same Listener"));
 }
 
-std::string DefaultAuthorityTemplate(absl::string_view authority) {
-  return absl::StrCat("xdstp://", PercentEncodeAuthority(authority), "/",
-                      Bootstrap::kListenerType, "/%s");
+// "xdstp://<authority, percent-encoded>/": what an authority's template must
+// start with, and the start of its default.
+std::string AuthorityNamePrefix(absl::string_view authority) {
+  return absl::StrCat("xdstp://", PercentEncodeAuthority(authority), "/");
 }
 
 }  // namespace
@@ -109,8 +110,7 @@ absl::StatusOr<std::shared_ptr<const Bootstrap>> Bootstrap::FromJson(
           &errors, ".client_listener_resource_name_template");
       const std::string& value =
           *raw_authority.client_listener_resource_name_template;
-      const std::string prefix =
-          absl::StrCat("xdstp://", PercentEncodeAuthority(name), "/");
+      const std::string prefix = AuthorityNamePrefix(name);
       if (!absl::StartsWith(value, prefix)) {
         errors.AddError(absl::StrCat("field must begin with \"", prefix, "\""));
       } else {
@@ -118,8 +118,8 @@ absl::StatusOr<std::shared_ptr<const Bootstrap>> Bootstrap::FromJson(
       }
       authority.client_listener_resource_name_template = value;
     } else {
-      authority.client_listener_resource_name_template =
-          DefaultAuthorityTemplate(name);
+      authority.client_listener_resource_name_template = absl::StrCat(
+          AuthorityNamePrefix(name), Bootstrap::kListenerType, "/%s");
     }
     // An authority without servers (absent or empty list) uses the top-level
     // list, as gRPC does.

@@ -6,7 +6,6 @@
 #include "absl/strings/str_cat.h"
 #include "lib/base/status_macros.h"
 #include "lib/name/name_template.h"
-#include "lib/name/percent_encoding.h"
 #include "lib/name/resource_name.h"
 #include "lib/name/xds_target.h"
 
@@ -56,15 +55,13 @@ absl::StatusOr<ResolvedListener> ResolveXdsTarget(const Bootstrap& bootstrap,
           "invalid target \"", target, "\": authority \"", *parsed.authority,
           "\" is not in the bootstrap's authorities"));
     }
-    resolved.listener_resource_name =
-        ExpandPercentS(authority->client_listener_resource_name_template,
-                       PercentEncodePath(parsed.hostname));
+    // Validated to start with "xdstp://", so the hostname is encoded.
+    resolved.listener_resource_name = ExpandListenerTemplate(
+        authority->client_listener_resource_name_template, parsed.hostname);
   } else {
-    const std::string& tmpl =
-        bootstrap.client_default_listener_resource_name_template();
-    resolved.listener_resource_name = ExpandPercentS(
-        tmpl, IsXdstpName(tmpl) ? PercentEncodePath(parsed.hostname)
-                                : parsed.hostname);
+    resolved.listener_resource_name = ExpandListenerTemplate(
+        bootstrap.client_default_listener_resource_name_template(),
+        parsed.hostname);
   }
   XDSFED_RETURN_IF_ERROR(AssignServers(bootstrap, &resolved));
   return resolved;
@@ -84,8 +81,7 @@ absl::StatusOr<ResolvedListener> ResolveServerListener(
   ResolvedListener resolved;
   // A47: the address is percent-encoded only into xdstp: templates; A36
   // leaves other templates' replacement untouched.
-  resolved.listener_resource_name = ExpandPercentS(
-      *tmpl, IsXdstpName(*tmpl) ? PercentEncodePath(address) : address);
+  resolved.listener_resource_name = ExpandListenerTemplate(*tmpl, address);
   XDSFED_RETURN_IF_ERROR(AssignServers(bootstrap, &resolved));
   return resolved;
 }

@@ -1,26 +1,8 @@
 // Issue 3 §4: NameNormalizer::Normalize allocates nothing once warm. Counts
-// every heap allocation of this binary with a replaced operator new.
-#include <atomic>
-#include <cstdlib>
-#include <new>
-
+// every heap allocation of this binary (tests/support/alloc_counter.h).
 #include "gtest/gtest.h"
 #include "lib/name/resource_name.h"
-
-namespace {
-std::atomic<long> g_allocs{0};
-}  // namespace
-
-void* operator new(size_t size) {
-  g_allocs.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](size_t size) { return operator new(size); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
-void operator delete[](void* p, size_t) noexcept { std::free(p); }
+#include "tests/support/alloc_counter.h"
 
 namespace xdsfed {
 namespace {
@@ -49,12 +31,12 @@ TEST(NameNormalizerNoAllocTest, WarmNormalizeDoesNotAllocate) {
   }
   for (const char* name : kNames) {
     SCOPED_TRACE(name);
-    const long before = g_allocs.load();
+    const long before = test_support::AllocationCount();
     for (int i = 0; i < 100; ++i) {
       auto v = normalizer.Normalize(name, true);
       ASSERT_TRUE(v.ok());
     }
-    EXPECT_EQ(g_allocs.load() - before, 0);
+    EXPECT_EQ(test_support::AllocationCount() - before, 0);
   }
 }
 
