@@ -1,8 +1,9 @@
 // Fuzzes NameNormalizer / ResourceName::Parse. Input: one flag byte (bit 0:
 // federation gate, bit 1: expect the Listener type), then the name.
 // Invariants (issue 3 §5): normalization is idempotent, Parse(Normalize(x))
-// == Parse(x), the value's ToString() is the normalized form, and the
-// borrowed view agrees with the value, hash included.
+// == Parse(x), the value's ToString() is the normalized form, the borrowed
+// view agrees with the value, hash included, and the fast path for names
+// without escapes agrees with the full parse.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -26,6 +27,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   XDSFED_CHECK(view.ok() == value.ok());
   if (!view.ok()) {
     XDSFED_CHECK(view.status() == value.status());
+    xdsfed::NormalizedNameView into;
+    XDSFED_CHECK(
+        !normalizer.NormalizeInto(raw, federation, expected_type, &into));
     return 0;  // rejecting input is fine
   }
   const std::string normalized(view->normalized);
@@ -53,6 +57,30 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       XDSFED_CHECK(value->context_params[i - 1].first <
                    value->context_params[i].first);
     }
+  }
+
+  // The fast path (names without escapes) agrees with the full parse: an
+  // empty fragment sends the same name down the full parse without changing
+  // its canonical form. NormalizeInto gives the same view.
+  if (raw.find('#') == absl::string_view::npos &&
+      raw.size() < xdsfed::kMaxResourceNameLength) {
+    xdsfed::NameNormalizer full;
+    const std::string with_fragment = std::string(raw) + "#";
+    auto slow = full.Normalize(with_fragment, federation, expected_type);
+    if (!view->old_style) {
+      XDSFED_CHECK(slow.ok());
+      XDSFED_CHECK(slow->normalized == normalized);
+      XDSFED_CHECK(slow->authority == authority && slow->type == type);
+      XDSFED_CHECK(slow->id == id && slow->key == key);
+      XDSFED_CHECK(slow->hash == hash);
+    }
+  }
+  {
+    xdsfed::NameNormalizer other;
+    xdsfed::NormalizedNameView into;
+    XDSFED_CHECK(other.NormalizeInto(raw, federation, expected_type, &into));
+    XDSFED_CHECK(into.normalized == normalized && into.key == key &&
+                 into.hash == hash && into.old_style == view->old_style);
   }
 
   // Idempotent, and the same name.

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The main job: set up, build, and run the xdsfed CLI on the embedded default
-# (until `xdsfed demo` exists: the gRFC A47 "Multiple Authorities" bootstrap).
+# The main job: set up, build, and run `xdsfed demo`: two embedded control
+# planes serve the two authorities of the gRFC A47 "Multiple Authorities"
+# bootstrap, and an XdsClient follows Listener -> RouteConfiguration ->
+# Cluster -> ClusterLoadAssignment across both (JSON lines on stdout).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-export GRPC_EXPERIMENTAL_XDS_FEDERATION=true
-build/bin/xdsfed bootstrap --bootstrap examples/multiple_authorities.json
+build/bin/xdsfed demo

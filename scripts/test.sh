@@ -3,8 +3,10 @@
 #   1. build/       gcc RelWithDebInfo: unit + e2e tests, fuzz corpus replays
 #   2. build-asan/  clang, ASan+UBSan, -Wthread-safety -Werror: the same tests,
 #                   plus the libFuzzer targets run for FUZZ_SECONDS each
-#   3. clang-format --dry-run -Werror over the sources
-# Env: JOBS (default 2), FUZZ_SECONDS (default 20), SKIP_ASAN=1 to skip step 2.
+#   3. build-tsan/  clang, TSan: the XdsClient's tests (its threads and locks)
+#   4. the install check, then clang-format --dry-run -Werror
+# Env: JOBS (default 2), FUZZ_SECONDS (default 20), SKIP_ASAN=1 / SKIP_TSAN=1
+# to skip step 2 / 3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS="${JOBS:-2}"
@@ -40,6 +42,17 @@ if [ "${SKIP_ASAN:-0}" != 1 ]; then
       exit 1
     fi
   done
+fi
+
+if [ "${SKIP_TSAN:-0}" != 1 ]; then
+  # Only the client: Debian's grpc++ is not TSan-instrumented, so tests that
+  # run real gRPC would report its internals.
+  echo "== tests (clang, TSan: client) =="
+  CC=clang CXX=clang++ cmake -S . -B build-tsan -G Ninja \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DXDSFED_SANITIZE=thread \
+    -DXDSFED_BUILD_BENCH=OFF -DXDSFED_WERROR=ON >/dev/null
+  cmake --build build-tsan -j "$JOBS" --target client_test
+  TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/client_test
 fi
 
 echo "== install: find_package(xdsfed) and pkg-config =="

@@ -142,13 +142,13 @@ Entry* ResourceCache::Find(const Key& key) {
 }
 
 Entry* ResourceCache::Find(TypeId type, absl::string_view raw_name) {
-  absl::StatusOr<NormalizedNameView> view =
-      normalizer_.Normalize(raw_name, federation_, types_[type]);
-  if (!view.ok()) return nullptr;
   Key key;
-  key.name = *view;
+  if (!normalizer_.NormalizeInto(raw_name, federation_, types_[type],
+                                 &key.name)) {
+    return nullptr;
+  }
   key.type = type;
-  key.hash = SlotHash(view->hash, type);
+  key.hash = SlotHash(key.name.hash, type);
   return Find(key);
 }
 

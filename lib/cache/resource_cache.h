@@ -232,7 +232,8 @@ class ResourceCache {
   // --- Lookup (hot path) ---
 
   // A parsed name plus the hash the set uses; views borrow the cache's
-  // normalizer and stay valid until its next Parse/Find/Insert.
+  // normalizer (or, for a name already canonical, the raw name itself) and
+  // stay valid until its next Parse/Find/Insert and while the raw name does.
   struct Key {
     NormalizedNameView name;
     TypeId type = 0;

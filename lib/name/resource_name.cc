@@ -85,6 +85,64 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void MoveShort(char* dst, const char* src,
 #endif
 }
 
+// memcpy for a piece of the caller's name, inline: reads and writes only
+// [src, src + len) and [dst, dst + len) (the name has no padding), with
+// overlapping 16- / 8- / 4-byte moves.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CopyPiece(char* dst, const char* src,
+                                                   size_t len) {
+  if (len >= 16) {
+#ifdef __SSE2__
+    for (size_t i = 0; i + 16 < len; i += 16) {
+      _mm_storeu_si128(
+          reinterpret_cast<__m128i*>(dst + i),
+          _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
+    }
+    _mm_storeu_si128(
+        reinterpret_cast<__m128i*>(dst + len - 16),
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + len - 16)));
+#else
+    std::memcpy(dst, src, len);
+#endif
+  } else if (len >= 8) {
+    uint64_t a, b;
+    std::memcpy(&a, src, 8);
+    std::memcpy(&b, src + len - 8, 8);
+    std::memcpy(dst, &a, 8);
+    std::memcpy(dst + len - 8, &b, 8);
+  } else if (len >= 4) {
+    uint32_t a, b;
+    std::memcpy(&a, src, 4);
+    std::memcpy(&b, src + len - 4, 4);
+    std::memcpy(dst, &a, 4);
+    std::memcpy(dst + len - 4, &b, 4);
+  } else {
+    for (size_t i = 0; i < len; ++i) dst[i] = src[i];
+  }
+}
+
+// a == b for the short strings of a name (types: 30 to 50 bytes), inline:
+// overlapping 16-byte compares, no read outside either string.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool EqualBytes(const char* a, size_t len,
+                                                    absl::string_view b) {
+  if (len != b.size()) return false;
+#ifdef __SSE2__
+  if (len >= 16 && len <= 48) {
+    // Three compares cover 16 to 48 bytes: no loop, no length-dependent
+    // branch.
+    const char* const q = b.data();
+    auto eq16 = [&](size_t i) {
+      return _mm_cmpeq_epi8(
+          _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i)),
+          _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + i)));
+    };
+    const __m128i all = _mm_and_si128(_mm_and_si128(eq16(0), eq16(len / 2 - 8)),
+                                      eq16(len - 16));
+    return _mm_movemask_epi8(all) == 0xFFFF;
+  }
+#endif
+  return std::memcmp(a, b.data(), len) == 0;
+}
+
 // Where the plain bytes of the padded name are (PlainMask per 16-byte
 // block, and the '/' bytes), computed in one pass before parsing: the loads
 // are independent, so the pass runs at full width, and finding the end of a
@@ -206,6 +264,54 @@ inline bool ParamLess(const P& a, const P& b) {
 
 inline bool SameKey(absl::string_view a, absl::string_view b) { return a == b; }
 
+#ifdef __SSE2__
+// Bytes of 16 at x that the fast path must look at: bit i of *other is set
+// if byte i is not ALPHA DIGIT '-' '.' '_' '/', bit i of *slash if it is '/'.
+// '-' '.' '/' and the digits are one range (0x2D-0x39).
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline unsigned OtherMask(__m128i x) {
+  const __m128i lower = _mm_or_si128(x, _mm_set1_epi8(0x20));
+  const __m128i alpha = _mm_cmplt_epi8(
+      _mm_add_epi8(lower, _mm_set1_epi8(128 - 'a')), _mm_set1_epi8(-128 + 26));
+  const __m128i dash_to_nine = _mm_cmplt_epi8(
+      _mm_add_epi8(x, _mm_set1_epi8(128 - '-')), _mm_set1_epi8(-128 + 13));
+  const __m128i underscore = _mm_cmpeq_epi8(x, _mm_set1_epi8('_'));
+  const unsigned known = static_cast<unsigned>(_mm_movemask_epi8(
+      _mm_or_si128(_mm_or_si128(alpha, dash_to_nine), underscore)));
+  return ~known & 0xFFFFu;
+}
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void Classify(__m128i x, unsigned* other,
+                                                  unsigned* slash) {
+  *other = OtherMask(x);
+  *slash = static_cast<unsigned>(
+      _mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('/'))));
+}
+#endif
+
+// Most context params a name may have to take the fast path.
+constexpr size_t kMaxFastParams = 16;
+// Longest name the fast path takes (its bitmaps live on the stack).
+constexpr size_t kMaxFastLength = 1024;
+
+// One "key=value" piece of a simple query: offsets into the name.
+struct FastParam {
+  uint32_t begin;    // the key's first byte
+  uint32_t key_len;  // up to the '='
+  uint32_t len;      // up to the '&' or the end
+};
+
+// Compares the keys of two pieces of name s (raw keys are their decoded
+// keys: the fast path takes no escapes).
+inline int CompareFastKeys(const char* s, const FastParam& a,
+                           const FastParam& b) {
+  const uint8_t ca = static_cast<uint8_t>(s[a.begin]);
+  const uint8_t cb = static_cast<uint8_t>(s[b.begin]);
+  if (ca != cb) return ca < cb ? -1 : 1;
+  const int c =
+      std::memcmp(s + a.begin, s + b.begin, std::min(a.key_len, b.key_len));
+  if (c != 0) return c;
+  return a.key_len == b.key_len ? 0 : (a.key_len < b.key_len ? -1 : 1);
+}
+
 }  // namespace
 
 size_t HashNameParts(bool old_style, absl::string_view authority,
@@ -232,7 +338,228 @@ absl::StatusOr<NormalizedNameView> NameNormalizer::Normalize(
     v.hash = name_internal::HashBytes(raw, /*old_style=*/true);
     return v;
   }
+  NormalizedNameView v;
+  if (NormalizeFast(raw, expected_type, &v)) return v;
   return NormalizeXdstp(raw, expected_type);
+}
+
+void NameNormalizer::Grow(size_t need) {
+  buf_.reset(new char[need]);
+  cap_ = need;
+}
+
+bool NameNormalizer::NormalizeInto(absl::string_view raw, bool federation,
+                                   absl::string_view expected_type,
+                                   NormalizedNameView* out) {
+  if (federation && raw.size() >= 16 &&
+      std::memcmp(raw.data(), "xdstp://", 8) == 0 &&
+      NormalizeFast(raw, expected_type, out)) {
+    return true;
+  }
+  absl::StatusOr<NormalizedNameView> v =
+      Normalize(raw, federation, expected_type);
+  if (!v.ok()) return false;
+  *out = *v;
+  return true;
+}
+
+bool NameNormalizer::NormalizeFast(absl::string_view raw,
+                                   absl::string_view expected_type,
+                                   NormalizedNameView* v) {
+#ifndef __SSE2__
+  return false;
+#else
+  using name_internal::kAuthority;
+  using name_internal::kPath;
+  using name_internal::kQueryPart;
+  using name_internal::kSegment;
+  // Takes "xdstp://authority/type/id[?k=v&...]" whose bytes all stand for
+  // themselves in the canonical form: no '%', no '#', no byte outside its
+  // component's class, a non-empty type, an id after a '/', and (if there
+  // is a query) only non-empty keys each with one '=', no key twice. Such a
+  // name is canonical but for the order of its params; everything else goes
+  // to NormalizeXdstp, whose result this path must equal byte for byte.
+  const size_t n = raw.size();
+  if (n < 16 || n > kMaxFastLength || raw[6] != '/' || raw[7] != '/') {
+    return false;
+  }
+  const char* const s = raw.data();
+
+  // Pass 1, at full width (independent loads): per 64 bytes, a bit for
+  // each byte that is not plain (ALPHA DIGIT '-' '.' '_' '/') and one for
+  // each '/'. The name's last 16 bytes are loaded as one block and shifted,
+  // so nothing is read past its end.
+  // Each block is also stored to scratch as it goes by: if the params need
+  // sorting, the name's copy is then already made.
+  uint64_t other[kMaxFastLength / 64 + 1];
+  uint64_t slash[kMaxFastLength / 64 + 1];
+  const size_t words = (n + 63) / 64;
+  char* const out = Scratch(n);
+  {
+    size_t w = 0;
+    for (; 64 * w + 64 <= n; ++w) {
+      unsigned o[4], h[4];
+      for (int b = 0; b < 4; ++b) {
+        const __m128i x = _mm_loadu_si128(
+            reinterpret_cast<const __m128i*>(s + 64 * w + 16 * b));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 64 * w + 16 * b), x);
+        Classify(x, &o[b], &h[b]);
+      }
+      other[w] = o[0] | (uint64_t{o[1]} << 16) | (uint64_t{o[2]} << 32) |
+                 (uint64_t{o[3]} << 48);
+      slash[w] = h[0] | (uint64_t{h[1]} << 16) | (uint64_t{h[2]} << 32) |
+                 (uint64_t{h[3]} << 48);
+    }
+    if (w < words) {
+      uint64_t om = 0, sm = 0;
+      size_t off = 64 * w;
+      unsigned o, h;
+      for (; off + 16 <= n; off += 16) {
+        const __m128i x =
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + off));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + off), x);
+        Classify(x, &o, &h);
+        om |= uint64_t{o} << (off % 64);
+        sm |= uint64_t{h} << (off % 64);
+      }
+      if (off < n) {
+        const __m128i x =
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + n - 16));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + n - 16), x);
+        Classify(x, &o, &h);
+        const unsigned shift = static_cast<unsigned>(off + 16 - n);
+        om |= uint64_t{o >> shift} << (off % 64);
+        sm |= uint64_t{h >> shift} << (off % 64);
+      }
+      other[w] = om;
+      slash[w] = sm;
+    }
+  }
+  other[0] &= ~uint64_t{0xFF};  // "xdstp://"
+
+  // Pass 2: visit those bytes in order (the '/' ones only until the id
+  // starts), one loop per component.
+  size_t w = 0;
+  uint64_t keep_slash = ~uint64_t{0};
+  uint64_t m = other[0] | (slash[0] & ~uint64_t{0xFF});
+  auto next = [&]() -> size_t {  // the next byte to visit, or n
+    while (m == 0) {
+      if (w + 1 >= words) return n;  // and again if called again
+      ++w;
+      m = other[w] | (slash[w] & keep_slash);
+    }
+    const size_t i = 64 * w + static_cast<size_t>(__builtin_ctzll(m));
+    m &= m - 1;
+    return i;
+  };
+  size_t i;
+  for (;;) {  // authority, up to the first '/'
+    i = next();
+    if (i == n) return false;  // no type: an error NormalizeXdstp words
+    const char c = s[i];
+    if (c == '/') break;
+    if (!HasClass(c, kAuthority)) return false;
+  }
+  const size_t authority_end = i;
+  for (;;) {  // type, up to the next '/'
+    i = next();
+    if (i == n) return false;  // no id: "xdstp://a/t" is not canonical
+    const char c = s[i];
+    if (c == '/') break;
+    if (!HasClass(c, kSegment)) return false;
+  }
+  if (i == authority_end + 1) return false;  // empty type: an error
+  const size_t type_end = i;
+  keep_slash = 0;  // '/' is plain in the id and the query
+  m &= ~slash[w];
+  size_t id_end = n;
+  for (;;) {  // id, up to '?'
+    i = next();
+    if (i == n) break;
+    const char c = s[i];
+    if (c == '?') {
+      id_end = i;
+      break;
+    }
+    if (!HasClass(c, kPath)) return false;
+  }
+  FastParam params[kMaxFastParams];
+  size_t count = 0;
+  if (id_end != n) {
+    size_t piece = id_end + 1, eq = 0;  // eq: the piece's '=' (0: none yet)
+    for (;;) {  // query: "k=v" pieces; the end closes the last like a '&'
+      i = next();
+      const char c = i == n ? '&' : s[i];
+      if (c == '=') {
+        if (eq != 0) return false;  // a second '=' becomes "%3D"
+        eq = i;
+      } else if (c == '&') {
+        if (eq == 0 || eq == piece || count == kMaxFastParams) {
+          return false;  // "k" (means "k="), "=v" or "" (dropped)
+        }
+        params[count++] = FastParam{static_cast<uint32_t>(piece),
+                                    static_cast<uint32_t>(eq - piece),
+                                    static_cast<uint32_t>(i - piece)};
+        if (i == n) break;
+        piece = i + 1;
+        eq = 0;
+      } else if (!HasClass(c, kQueryPart)) {
+        return false;
+      }
+    }
+  }
+  if (!expected_type.empty()) {
+    absl::ConsumePrefix(&expected_type, kTypeUrlPrefix);
+    // No escapes: the type is its own decoded form. A mismatch is an error,
+    // which NormalizeXdstp words.
+    if (!EqualBytes(s + authority_end + 1, type_end - authority_end - 1,
+                    expected_type)) {
+      return false;
+    }
+  }
+  // Usually the params are in order already (a name this client requested,
+  // echoed back): then the canonical name is the input itself.
+  // One insertion-sort pass: it also tells whether anything moved, and
+  // finds a key given twice (last-wins de-duplication is NormalizeXdstp's).
+  bool sorted = true;
+  for (size_t k = 1; k < count; ++k) {
+    const int first = CompareFastKeys(s, params[k - 1], params[k]);
+    if (first < 0) continue;
+    if (first == 0) return false;
+    sorted = false;
+    const FastParam x = params[k];
+    size_t j = k - 1;
+    params[k] = params[j];
+    for (; j > 0; --j) {
+      const int cmp = CompareFastKeys(s, x, params[j - 1]);
+      if (cmp == 0) return false;
+      if (cmp > 0) break;
+      params[j] = params[j - 1];
+    }
+    params[j] = x;
+  }
+  const char* base = s;
+  if (!sorted) {
+    // Same pieces, same separators: the canonical name has the same length
+    // and the same component offsets as the input.
+    char* o = out + id_end + 1;  // out holds the name: rewrite its query
+    for (size_t k = 0; k < count; ++k) {
+      CopyPiece(o, s + params[k].begin, params[k].len);
+      o += params[k].len;
+      *o++ = '&';  // the last one lands in the slack
+    }
+    base = out;
+  }
+  v->old_style = false;
+  v->authority = absl::string_view(base + 8, authority_end - 8);
+  v->type =
+      absl::string_view(base + authority_end + 1, type_end - authority_end - 1);
+  v->id = absl::string_view(base + type_end + 1, id_end - type_end - 1);
+  v->key = absl::string_view(base + type_end + 1, n - type_end - 1);
+  v->normalized = absl::string_view(base, n);
+  v->hash = name_internal::HashBytes(v->normalized, /*old_style=*/false);
+  return true;
+#endif
 }
 
 absl::StatusOr<NormalizedNameView> NameNormalizer::NormalizeXdstp(
@@ -254,12 +581,7 @@ absl::StatusOr<NormalizedNameView> NameNormalizer::NormalizeXdstp(
   //   [8n+256, ...)    PlainIndex: two arrays of n/16 + 5 uint16_t
   const size_t n = raw.size();
   const size_t blocks = n / 16 + 1;  // the last one takes in the padding
-  const size_t need = 8 * n + 256 + 4 * (blocks + 4) + 8;
-  if (cap_ < need) {
-    buf_.reset(new char[need]);
-    cap_ = need;
-  }
-  char* const in = buf_.get();
+  char* const in = Scratch(n);
   std::memcpy(in, raw.data(), n);
   std::memset(in + n, 0, 16);
   PlainIndex index;

@@ -34,9 +34,10 @@ namespace xdsfed {
 inline constexpr size_t kMaxResourceNameLength = 64 * 1024;
 inline constexpr size_t kMaxContextParams = 1024;
 
-// Canonical pieces of a name, borrowed from a NameNormalizer's buffers (or from
-// the input, for old-style names). Valid until the next Normalize() on that
-// normalizer.
+// Canonical pieces of a name, borrowed from a NameNormalizer's buffers or from
+// the input (old-style names, and new-style names that are canonical as
+// given). Valid until the next Normalize() on that normalizer and while the
+// input is alive.
 struct NormalizedNameView {
   bool old_style = true;
   absl::string_view authority;  // new-style only; may be empty (canonical form)
@@ -82,6 +83,12 @@ class NameNormalizer {
       absl::string_view raw, bool federation,
       absl::string_view expected_type = {});
 
+  // Normalize() for a lookup, where an unparseable name is only a miss:
+  // sets *out to what Normalize() returns and returns true, or returns false
+  // where Normalize() fails. Skips the StatusOr on the common path.
+  bool NormalizeInto(absl::string_view raw, bool federation,
+                     absl::string_view expected_type, NormalizedNameView* out);
+
  private:
   struct Param {
     const char* key;   // decoded key: params sort by it
@@ -92,6 +99,20 @@ class NameNormalizer {
   };
   absl::StatusOr<NormalizedNameView> NormalizeXdstp(
       absl::string_view raw, absl::string_view expected_type);
+  // The common case, without copying or re-encoding: a name whose bytes all
+  // stand for themselves ("xdstp://a/t/x?k=v&...", no escapes, no fragment).
+  // Returns false, having changed nothing visible, for any other name.
+  bool NormalizeFast(absl::string_view raw, absl::string_view expected_type,
+                     NormalizedNameView* v);
+  // buf_, grown to the size NormalizeXdstp needs for an n-byte name (the
+  // fast path uses its first n + 16 bytes). One formula for both paths, so
+  // that either one warms the other.
+  char* Scratch(size_t n) {
+    const size_t need = 8 * n + 256 + 4 * (n / 16 + 5) + 8;
+    if (cap_ < need) Grow(need);
+    return buf_.get();
+  }
+  void Grow(size_t need);
 
   // One scratch block, grown (never shrunk) to fit the longest name seen:
   // [canonical name | canonical params | decoded keys].

@@ -176,6 +176,38 @@ TEST(ResourceCacheTest, EquivalentSpellingsHitTheSameEntry) {
   EXPECT_EQ(g.cache.size(), 1u);
 }
 
+// A47 §Watcher Changes / issue 3 §2: a response's raw name that does not
+// parse, or names another type, is a miss, never an error or a wrong entry
+// (whichever normalization path it takes).
+TEST(ResourceCacheTest, FindByRawNameMisses) {
+  struct Case {
+    absl::string_view raw;
+  };
+  const Case kCases[] = {
+      {"xdstp://xds.example.com/envoy.config.cluster.v3.Cluster/svc/x?a=1"},
+      {"xdstp://xds.example.com/envoy.config.listener.v3.Listenex/svc/x?a=1"},
+      {"xdstp://xds.example.com/envoy.config.listener.v3.Listener/svc/x?a=2"},
+      {"xdstp://xds.example.com/envoy.config.listener.v3.Listener/svc/x?a=1 "},
+      {"xdstp://xds.example.com/envoy.config.listener.v3.Listener/svc/x?a=%z"},
+      {"xdstp://xds.example.com/envoy.config.listener.v3.Listener/svc/x?"},
+      {"xdstp://xds.example.com/envoy.config.listener.v3.Listener"},
+      {"xdstp://other.example.com/envoy.config.listener.v3.Listener/svc/x?a=1"},
+  };
+  Fixture f;
+  Entry* e = f.MustInsert(
+      f.lds,
+      "xdstp://xds.example.com/envoy.config.listener.v3.Listener/svc/x?a=1");
+  ASSERT_NE(e, nullptr);
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.raw);
+    EXPECT_EQ(f.cache.Find(f.lds, c.raw), nullptr);
+  }
+  EXPECT_EQ(f.cache.Find(f.lds,
+                         "xdstp://xds.example.com/"
+                         "envoy.config.listener.v3.Listener/svc/x?a=1"),
+            e);
+}
+
 // A47 §Temporary environment variable protection: gate off, "new-style
 // resource names will be treated as old-style names (i.e., treated as a
 // monolithic string)" — in responses and in watches.

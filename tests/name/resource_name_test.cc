@@ -326,6 +326,196 @@ TEST(NameNormalizerTest, ExpectedType) {
   }
 }
 
+// Issue 3 §4: names of 16 bytes or more without escapes take a fast path
+// that must give exactly what the full parse gives (A47 §Resource Cache,
+// TP1 normalization). Appending an empty fragment "#" sends a name down the
+// full parse without changing its canonical form, so each row compares the
+// two, hash and views included, and checks the canonical form.
+struct FastCase {
+  std::string in;
+  std::string want;  // canonical form, or the full error message
+  bool ok = true;
+};
+
+const FastCase kFastCases[] = {
+    // Canonical already (what a control plane echoes back).
+    {"xdstp://xds.example.com/envoy.config.listener.v3.Listener/grpc/server/"
+     "svc?project_id=1234&zone=us-east1-b",
+     "xdstp://xds.example.com/envoy.config.listener.v3.Listener/grpc/server/"
+     "svc?project_id=1234&zone=us-east1-b"},
+    // A47 §Resource Cache: params sorted.
+    {kLds2Param,
+     "xdstp://xds.example.com/envoy.config.listener.v3.Listener/grpc/server/"
+     "svc?project_id=1234&zone=us-east1-b"},
+    {"xdstp://xds.example.com/t/x?c=3&b=2&a=1",
+     "xdstp://xds.example.com/t/x?a=1&b=2&c=3"},
+    {"xdstp://xds.example.com/t/x?ab=1&a=2",
+     "xdstp://xds.example.com/t/x?a=2&ab=1"},
+    // RFC 3986 classes: userinfo and port in the authority, sub-delims ':'
+    // '@' '~' in the id, '/' and '?' in a value.
+    {"xdstp://user@xds.example.com:8080/t/x?b=1&a=2",
+     "xdstp://user@xds.example.com:8080/t/x?a=2&b=1"},
+    {"xdstp://xds.example.com/t/a:b@c!$'()*+,;=~/d",
+     "xdstp://xds.example.com/t/a:b@c!$'()*+,;=~/d"},
+    {"xdstp://xds.example.com/t/x?b=a/b?c&a=1",
+     "xdstp://xds.example.com/t/x?a=1&b=a/b?c"},
+    {"xdstp://XDS.Example.COM/T/X?B=1&A=2",
+     "xdstp://XDS.Example.COM/T/X?A=2&B=1"},
+    {"xdstp:///envoy.config.listener.v3.Listener/x",
+     "xdstp:///envoy.config.listener.v3.Listener/x"},
+    {"xdstp://a/t/x?k=", "xdstp://a/t/x?k="},  // 16 bytes
+    // Left to the full parse: duplicates (last wins), "k" (means "k="), an
+    // empty key (dropped), a second '=' (re-encoded), no id, escapes.
+    {"xdstp://xds.example.com/t/x?a=1&b=2&a=3",
+     "xdstp://xds.example.com/t/x?a=3&b=2"},
+    {"xdstp://xds.example.com/t/x?b&a=1", "xdstp://xds.example.com/t/x?a=1&b="},
+    {"xdstp://xds.example.com/t/x?=1&a=2", "xdstp://xds.example.com/t/x?a=2"},
+    {"xdstp://xds.example.com/t/x?a=1&", "xdstp://xds.example.com/t/x?a=1"},
+    {"xdstp://xds.example.com/t/x?a=b=c",
+     "xdstp://xds.example.com/t/x?a=b%3Dc"},
+    {"xdstp://xds.example.com/t", "xdstp://xds.example.com/t/"},
+    {"xdstp://xds.example.com/t?k=v", "xdstp://xds.example.com/t/?k=v"},
+    {"xdstp://xds.example.com/t/%7Ex?k=%41&%5b=1",
+     "xdstp://xds.example.com/t/~x?%5B=1&k=A"},
+    {"xdstp:xds.example.com/t/x", "xdstp:///xds.example.com/t/x"},
+    // Errors: the full parse's message.
+    {"xdstp://xds.example.com//x",
+     "invalid xdstp name: missing resource type; expected "
+     "xdstp://[authority]/type/id",
+     false},
+    {"xdstp://xds.example.com/t/x?", "", false},
+    {"xdstp://xds.example.com/t/x?a=1 ",
+     "invalid xdstp name: byte 0x20 at offset 31 not allowed in query; "
+     "expected RFC 3986 query characters or %XX",
+     false},
+    {"xdstp://xds.example.com/t/caf\xc3\xa9",
+     "invalid xdstp name: byte 0xc3 at offset 29 not allowed in path; "
+     "expected RFC 3986 path characters or %XX",
+     false},
+    {"xdstp://xds.exa[mple.com/t/x", "", true},  // '[' is an authority char
+    {"xdstp://xds.example.com/t[/x",
+     "invalid xdstp name: byte 0x5b at offset 25 not allowed in path; "
+     "expected RFC 3986 path characters or %XX",
+     false},
+};
+
+void ExpectSameAsFullParse(absl::string_view in) {
+  NameNormalizer fast, full, into;
+  auto a = fast.Normalize(in, true);
+  auto b = full.Normalize(absl::StrCat(in, "#"), true);
+  NormalizedNameView c;
+  ASSERT_EQ(into.NormalizeInto(in, true, "", &c), a.ok());
+  if (!b.ok() && absl::StrContains(in, "#")) return;
+  ASSERT_EQ(a.ok(), b.ok()) << a.status() << " / " << b.status();
+  if (!a.ok()) {
+    EXPECT_EQ(a.status(), b.status());
+    return;
+  }
+  EXPECT_EQ(a->old_style, b->old_style);
+  EXPECT_EQ(a->normalized, b->normalized);
+  EXPECT_EQ(a->authority, b->authority);
+  EXPECT_EQ(a->type, b->type);
+  EXPECT_EQ(a->id, b->id);
+  EXPECT_EQ(a->key, b->key);
+  EXPECT_EQ(a->hash, b->hash);
+  EXPECT_EQ(c.normalized, a->normalized);
+  EXPECT_EQ(c.key, a->key);
+  EXPECT_EQ(c.hash, a->hash);
+  EXPECT_EQ(a->hash, HashNameParts(false, a->authority, a->type, a->key));
+}
+
+TEST(NameNormalizerTest, FastPathMatchesFullParse) {
+  for (const FastCase& c : kFastCases) {
+    SCOPED_TRACE(c.in);
+    ExpectSameAsFullParse(c.in);
+    NameNormalizer normalizer;
+    auto v = normalizer.Normalize(c.in, true);
+    ASSERT_EQ(v.ok(), c.ok) << v.status();
+    if (!c.ok) {
+      if (!c.want.empty()) {
+        EXPECT_EQ(v.status().message(), c.want);
+      }
+      continue;
+    }
+    if (!c.want.empty()) {
+      EXPECT_EQ(v->normalized, c.want);
+    }
+    // Idempotent (issue 3 §1).
+    const std::string once(v->normalized);
+    auto again = normalizer.Normalize(once, true);
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(again->normalized, once);
+  }
+}
+
+// Issue 3 §4: the fast path reads the name 64 bytes at a time; put every
+// kind of separator on and around each block boundary, and cross the
+// fast path's length limit (1024 bytes).
+TEST(NameNormalizerTest, FastPathAgreesAtEveryLength) {
+  for (size_t len = 0; len < 200; ++len) {
+    const std::string pad(len, 'x');
+    const std::string names[] = {
+        absl::StrCat("xdstp://", pad, "/t/x?b=1&a=2"),
+        absl::StrCat("xdstp://a/", pad, "/x?b=1&a=2"),
+        absl::StrCat("xdstp://a/t/", pad, "?zone=b&a=1"),
+        absl::StrCat("xdstp://a/t/", pad, "/y/z?a=1&b=2"),
+        absl::StrCat("xdstp://a/t/x?k=", pad, "&b=", pad, "&a=1"),
+        absl::StrCat("xdstp://a/t/x?k=", pad, "&b=", pad, "&k=1"),
+        absl::StrCat("xdstp://a/t/x?k=", pad, "&b=", pad, "%20"),
+        absl::StrCat("xdstp://a:1/t/", pad, "?c"),
+        absl::StrCat("xdstp://a/t/", pad),
+    };
+    for (const std::string& name : names) {
+      SCOPED_TRACE(name);
+      ExpectSameAsFullParse(name);
+    }
+  }
+  for (size_t len : {1000, 1008, 1009, 1016, 1017, 1024, 1025, 2000}) {
+    const std::string name =
+        absl::StrCat("xdstp://a/t/", std::string(len - 20, 'x'), "?b=1&a=2");
+    SCOPED_TRACE(name.size());
+    ExpectSameAsFullParse(name);
+  }
+  // Up to 16 params sort on the fast path; more go to the full parse.
+  for (int count : {15, 16, 17, 40}) {
+    std::string name = "xdstp://a/t/x?";
+    for (int i = count; i > 0; --i) absl::StrAppend(&name, "k", i, "=v&");
+    name.pop_back();
+    SCOPED_TRACE(name);
+    ExpectSameAsFullParse(name);
+  }
+}
+
+// A47 §Watcher Changes through the fast path: the expected type is checked
+// on the raw type segment; a mismatch has the full parse's message.
+TEST(NameNormalizerTest, FastPathExpectedType) {
+  NameNormalizer normalizer;
+  for (absl::string_view type :
+       {"envoy.config.listener.v3.Listener",
+        "type.googleapis.com/envoy.config.listener.v3.Listener"}) {
+    EXPECT_TRUE(normalizer.Normalize(kLds2Param, true, type).ok());
+    NormalizedNameView v;
+    EXPECT_TRUE(normalizer.NormalizeInto(kLds2Param, true, type, &v));
+  }
+  for (absl::string_view type :
+       {"envoy.config.listener.v3.Listenex", "envoy.config.listener.v3.Listene",
+        "xnvoy.config.listener.v3.Listener", "t", ""}) {
+    SCOPED_TRACE(type);
+    auto v = normalizer.Normalize(kLds2Param, true, type);
+    if (type.empty()) {
+      EXPECT_TRUE(v.ok());
+      continue;
+    }
+    EXPECT_EQ(v.status().message(),
+              absl::StrCat("invalid xdstp name: resource type "
+                           "\"envoy.config.listener.v3.Listener\" does not "
+                           "match expected type \"",
+                           type, "\""));
+    NormalizedNameView view;
+    EXPECT_FALSE(normalizer.NormalizeInto(kLds2Param, true, type, &view));
+  }
+}
+
 TEST(ResourceNameTest, DecodedComponents) {
   // Issue 3 §1: components and context params are percent-decoded.
   auto name = ResourceName::Parse(

@@ -33,9 +33,12 @@ inline size_t HashBytes(absl::string_view s, bool old_style) {
   const char* p = s.data();
   size_t n = s.size();
   if (n > 32) {
-    // Two independent lanes: half the multiply latency chain.
+    // Two independent lanes: half the multiply latency chain. The last 32
+    // bytes are taken as one (overlapping) step, so the tail costs no
+    // length-dependent branch.
+    const char* const last = p + n - 32;
     uint64_t h2 = h ^ kMul0;
-    do {
+    for (;;) {
       uint64_t a, b, c, d;
       std::memcpy(&a, p, 8);
       std::memcpy(&b, p + 8, 8);
@@ -43,10 +46,10 @@ inline size_t HashBytes(absl::string_view s, bool old_style) {
       std::memcpy(&d, p + 24, 8);
       h = Mix(a ^ kMul0 ^ h, b ^ kMul1);
       h2 = Mix(c ^ kMul1 ^ h2, d ^ kMul0);
-      p += 32;
-      n -= 32;
-    } while (n > 32);
-    h ^= h2;
+      if (p == last) break;
+      p = p + 32 < last ? p + 32 : last;
+    }
+    return static_cast<size_t>(Mix(h ^ h2, kMul1 ^ 0x2d358dccaa6c78a5ull));
   }
   while (n >= 16) {
     uint64_t a, b;

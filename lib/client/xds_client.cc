@@ -1,0 +1,990 @@
+// XdsClient: watches, the server channel map and the ADS state machine.
+//
+// Locking: one mutex (Impl::mu_) guards the cache, the watches and every
+// channel / stream state. Nothing that can call back into the client runs
+// under it: transport calls (creating a stream, sending, destroying a stream or
+// a transport) are collected in a Deferred and run after the lock is released,
+// and watcher notifications go through the WorkSerializer, drained last.
+//
+// Stream ordering: at most one request per stream is in flight (as in C-core);
+// a request wanted meanwhile is remembered per type and built when the send
+// completes, so requests leave in order although they are sent unlocked.
+#include "lib/client/xds_client.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+#include "envoy/service/discovery/v3/discovery.pb.h"
+#include "lib/cache/resource_cache.h"
+#include "lib/client/ads_request.h"
+#include "lib/client/config_dump.h"
+#include "lib/client/mutex.h"
+#include "lib/client/work_serializer.h"
+#include "lib/name/resource_name.h"
+
+namespace xdsfed {
+namespace client {
+
+namespace {
+
+constexpr absl::string_view kResourceWrapperType =
+    "envoy.service.discovery.v3.Resource";
+
+using cache::Entry;
+using cache::ServerId;
+using cache::TypeId;
+
+// The authority as it appears in canonical xdstp names (the cache's key):
+// bootstrap keys are decoded text, names percent-encode some bytes.
+std::string CanonicalAuthority(const std::string& authority) {
+  ResourceName name;
+  name.old_style = false;
+  name.authority = authority;
+  name.type = "t";
+  const std::string full = name.ToString();  // "xdstp://<auth>/t/"
+  absl::string_view rest = absl::StripPrefix(full, "xdstp://");
+  return std::string(rest.substr(0, rest.find('/')));
+}
+
+}  // namespace
+
+class XdsClient::Impl : public std::enable_shared_from_this<Impl> {
+ public:
+  Impl(std::shared_ptr<const Bootstrap> bootstrap,
+       std::shared_ptr<XdsTransportFactory> transport_factory, Options options);
+
+  WatchId Watch(const resources::ResourceType& type, absl::string_view name,
+                std::shared_ptr<Watcher> watcher);
+  void CancelWatch(WatchId id);
+  Json::Value DumpConfig() const;
+  std::vector<std::string> ChannelServerUris() const;
+  void Shutdown();
+
+  // Transport and timer events; (server, generation) identify the channel or
+  // stream they belong to, so late events of a replaced one are dropped.
+  void OnRequestSent(ServerId server, uint64_t call_gen, bool ok);
+  void OnRecvMessage(ServerId server, uint64_t call_gen,
+                     absl::string_view payload);
+  void OnStatusReceived(ServerId server, uint64_t call_gen,
+                        absl::Status status);
+  void OnConnectivityFailure(ServerId server, uint64_t channel_gen,
+                             absl::Status status);
+
+ private:
+  // A stream handle shared with unlocked senders.
+  struct CallBox {
+    StreamingCallPtr call;
+  };
+
+  // Transport work to do after releasing mu_, in this order: create streams,
+  // send, destroy streams, destroy transports, run notifications.
+  struct Deferred {
+    std::vector<std::function<void()>> starts;
+    std::vector<std::pair<std::shared_ptr<CallBox>, std::string>> sends;
+    std::vector<std::shared_ptr<CallBox>> dead_calls;
+    std::vector<std::shared_ptr<XdsTransport>> dead_transports;
+    // A watcher's destructor may call back into the client.
+    std::vector<std::shared_ptr<Watcher>> dead_watchers;
+  };
+
+  // Per stream, per subscribed resource: the does-not-exist timer state of
+  // C-core's ResourceTimer.
+  struct ResourceTimer {
+    bool sent = false;  // named in a request built on this stream
+    bool seen = false;  // received (or timed out) on this stream
+    Timers::Handle timer = Timers::kInvalidHandle;
+    uint64_t token = 0;
+  };
+
+  struct TypeState {
+    std::string nonce;
+    absl::Status error;  // pending NACK
+  };
+
+  struct AdsCall {
+    uint64_t generation = 0;
+    std::shared_ptr<CallBox> box = std::make_shared<CallBox>();
+    bool ready = false;  // box->call set
+    bool sent_initial = false;
+    bool seen_response = false;
+    bool send_in_flight = false;
+    TypeId in_flight_type = 0;
+    std::set<TypeId> buffered;
+    absl::flat_hash_map<TypeId, TypeState> types;
+    absl::flat_hash_map<const Entry*, ResourceTimer> resources;
+  };
+
+  struct Channel {
+    Channel(const BackoffOptions& backoff_options, uint64_t seed)
+        : backoff(backoff_options, seed) {}
+    ServerId id = 0;
+    uint64_t generation = 0;
+    std::shared_ptr<const XdsServerConfig> server;
+    std::shared_ptr<XdsTransport> transport;
+    // Last accepted version per type, kept across streams.
+    absl::flat_hash_map<TypeId, std::string> versions;
+    std::unique_ptr<AdsCall> call;  // null while backing off
+    Backoff backoff;
+    Timers::Handle retry_timer = Timers::kInvalidHandle;
+    uint64_t retry_token = 0;
+    absl::Status status;  // the last channel error, until a response
+    size_t entries = 0;   // cached resources using this channel
+  };
+
+  struct WatchState {
+    std::shared_ptr<Watcher> watcher;
+    Entry* entry = nullptr;  // null: the watch failed at start
+  };
+
+  class AdsHandler;
+
+  void RunDeferred(Deferred* d) ABSL_LOCKS_EXCLUDED(mu_);
+  void CreateCall(ServerId server, uint64_t call_gen,
+                  std::shared_ptr<XdsTransport> transport)
+      ABSL_LOCKS_EXCLUDED(mu_);
+
+  TypeId RegisterTypeLocked(const resources::ResourceType& type)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  Channel* FindChannelLocked(ServerId server)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  AdsCall* FindCallLocked(ServerId server, uint64_t call_gen, Channel** channel)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  Channel* GetOrCreateChannelLocked(ServerId server)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ReleaseChannelLocked(Channel* channel, Deferred* d)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void StartCallLocked(Channel* channel, Deferred* d)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SendLocked(Channel* channel, TypeId type, Deferred* d)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void MaybeStartTimerLocked(Channel* channel, AdsCall* call,
+                             const Entry* entry, ResourceTimer* timer)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void OnResourceTimer(ServerId server, uint64_t call_gen, const Entry* entry,
+                       uint64_t token) ABSL_LOCKS_EXCLUDED(mu_);
+  void OnRetryTimer(ServerId server, uint64_t channel_gen, uint64_t token)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void CancelTimersLocked(AdsCall* call) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void UnsubscribeLocked(Entry* entry, Deferred* d)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Records a channel error and (notify) tells every watcher of the channel.
+  void SetChannelStatusLocked(Channel* channel, const absl::Status& status,
+                              bool notify = true)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status WithNodeId(const absl::Status& status) const;
+
+  // Notifications (scheduled under mu_, run by the serializer).
+  void NotifyChangedLocked(const Entry& entry)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void NotifyErrorLocked(const Entry& entry, const absl::Status& status)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void NotifyDoesNotExistLocked(const Entry& entry)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ScheduleLocked(WatchId id, std::shared_ptr<Watcher> watcher,
+                      std::function<void(Watcher&)> fn)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool WatchActive(WatchId id) ABSL_LOCKS_EXCLUDED(mu_);
+
+  const std::shared_ptr<const Bootstrap> bootstrap_;
+  const std::shared_ptr<XdsTransportFactory> transport_factory_;
+  const Options options_;
+  const std::shared_ptr<Timers> timers_;
+  const envoy::config::core::v3::Node node_;
+  // Distinct servers of the bootstrap (the channel map's keys, de-duplicated
+  // by XdsServerConfig ==), indexed by ServerId.
+  std::vector<std::shared_ptr<const XdsServerConfig>> servers_;
+  WorkSerializer serializer_;
+
+  mutable Mutex mu_;
+  bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
+  cache::ResourceCache cache_ ABSL_GUARDED_BY(mu_);
+  // By TypeId; the types watched so far, and by type URL.
+  std::vector<const resources::ResourceType*> types_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, TypeId> types_by_url_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<ServerId, std::unique_ptr<Channel>> channels_
+      ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<WatchId, WatchState> watches_ ABSL_GUARDED_BY(mu_);
+  WatchId next_watch_id_ ABSL_GUARDED_BY(mu_) = 1;
+  uint64_t next_generation_ ABSL_GUARDED_BY(mu_) = 1;
+  uint64_t next_token_ ABSL_GUARDED_BY(mu_) = 1;
+};
+
+// Forwards one stream's events; holds the client weakly so a stream outliving
+// the client is harmless.
+class XdsClient::Impl::AdsHandler final : public StreamingCall::EventHandler {
+ public:
+  AdsHandler(std::weak_ptr<Impl> impl, ServerId server, uint64_t call_gen)
+      : impl_(std::move(impl)), server_(server), call_gen_(call_gen) {}
+  void OnRequestSent(bool ok) override {
+    if (auto impl = impl_.lock()) impl->OnRequestSent(server_, call_gen_, ok);
+  }
+  void OnRecvMessage(absl::string_view payload) override {
+    if (auto impl = impl_.lock()) {
+      impl->OnRecvMessage(server_, call_gen_, payload);
+    }
+  }
+  void OnStatusReceived(absl::Status status) override {
+    if (auto impl = impl_.lock()) {
+      impl->OnStatusReceived(server_, call_gen_, std::move(status));
+    }
+  }
+
+ private:
+  const std::weak_ptr<Impl> impl_;
+  const ServerId server_;
+  const uint64_t call_gen_;
+};
+
+XdsClient::Impl::Impl(std::shared_ptr<const Bootstrap> bootstrap,
+                      std::shared_ptr<XdsTransportFactory> transport_factory,
+                      Options options)
+    : bootstrap_(std::move(bootstrap)),
+      transport_factory_(std::move(transport_factory)),
+      options_(std::move(options)),
+      timers_(options_.timers != nullptr ? options_.timers : DefaultTimers()),
+      node_(BuildNode(*bootstrap_, options_.user_agent_name,
+                      options_.user_agent_version)),
+      cache_(bootstrap_->federation()) {
+  MutexLock lock(&mu_);
+  auto server_id = [this](const std::shared_ptr<const XdsServerConfig>& s) {
+    for (ServerId i = 0; i < servers_.size(); ++i) {
+      if (*servers_[i] == *s) return i;
+    }
+    servers_.push_back(s);
+    return static_cast<ServerId>(servers_.size() - 1);
+  };
+  // A47 §Resource Cache: old-style names use the top-level server; each
+  // authority its first server (its own, or the top-level list).
+  cache_.SetOldStyleServer(server_id(bootstrap_->servers()[0]));
+  if (bootstrap_->federation()) {
+    for (const auto& a : bootstrap_->authorities()) {
+      cache_.AddAuthority(CanonicalAuthority(a.first),
+                          server_id(a.second.xds_servers[0]));
+    }
+  }
+}
+
+WatchId XdsClient::Impl::Watch(const resources::ResourceType& type,
+                               absl::string_view name,
+                               std::shared_ptr<Watcher> watcher) {
+  Deferred d;
+  WatchId id;
+  {
+    MutexLock lock(&mu_);
+    id = next_watch_id_++;
+    if (shutting_down_ || watcher == nullptr) return id;
+    const TypeId tid = RegisterTypeLocked(type);
+    absl::StatusOr<cache::ResourceCache::InsertResult> ins =
+        cache_.Insert(tid, name);
+    if (!ins.ok()) {
+      // A47 §Watcher Changes: this watcher only; nothing is subscribed.
+      watches_[id] = WatchState{watcher, nullptr};
+      const absl::Status status = ins.status();
+      ScheduleLocked(id, std::move(watcher),
+                     [status](Watcher& w) { w.OnError(status); });
+    } else {
+      Entry* entry = ins->entry;
+      cache_.AddWatcher(entry, id);
+      watches_[id] = WatchState{watcher, entry};
+      Channel* channel =
+          GetOrCreateChannelLocked(cache_.server(entry->authority()));
+      if (ins->inserted) {
+        ++channel->entries;
+        if (channel->transport != nullptr) {
+          if (channel->call == nullptr) {
+            if (channel->retry_timer == Timers::kInvalidHandle) {
+              StartCallLocked(channel, &d);
+            }
+            // else: backing off; the next stream subscribes to everything.
+          } else {
+            SendLocked(channel, tid, &d);
+          }
+        }
+      } else {
+        // C-core: a new watcher gets the cached state at once.
+        if (entry->value() != nullptr) {
+          std::shared_ptr<const void> value = entry->value();
+          ScheduleLocked(id, watcher,
+                         [value](Watcher& w) { w.OnResourceChanged(value); });
+        } else if (entry->state() == cache::State::kDoesNotExist) {
+          ScheduleLocked(id, watcher, [](Watcher& w) { w.OnDoesNotExist(); });
+        } else if (entry->state() == cache::State::kNacked) {
+          const absl::Status status = WithNodeId(absl::UnavailableError(
+              absl::StrCat("invalid resource: ", entry->error().ToString())));
+          ScheduleLocked(id, watcher,
+                         [status](Watcher& w) { w.OnError(status); });
+        }
+      }
+      if (!channel->status.ok()) {
+        const absl::Status status = channel->status;
+        ScheduleLocked(id, std::move(watcher),
+                       [status](Watcher& w) { w.OnError(status); });
+      }
+    }
+  }
+  RunDeferred(&d);
+  return id;
+}
+
+void XdsClient::Impl::CancelWatch(WatchId id) {
+  Deferred d;
+  {
+    MutexLock lock(&mu_);
+    auto it = watches_.find(id);
+    if (it == watches_.end()) return;
+    Entry* entry = it->second.entry;
+    d.dead_watchers.push_back(std::move(it->second.watcher));
+    watches_.erase(it);
+    if (entry != nullptr) {
+      cache_.RemoveWatcher(entry, id);
+      if (entry->watchers().empty()) UnsubscribeLocked(entry, &d);
+    }
+  }
+  RunDeferred(&d);
+}
+
+void XdsClient::Impl::UnsubscribeLocked(Entry* entry, Deferred* d) {
+  const TypeId type = entry->type();
+  Channel* channel = FindChannelLocked(cache_.server(entry->authority()));
+  if (channel != nullptr && channel->call != nullptr) {
+    auto it = channel->call->resources.find(entry);
+    if (it != channel->call->resources.end()) {
+      if (it->second.timer != Timers::kInvalidHandle) {
+        timers_->Cancel(it->second.timer);
+      }
+      channel->call->resources.erase(it);
+    }
+  }
+  cache_.Erase(entry);
+  if (channel == nullptr) return;
+  if (--channel->entries == 0) {
+    ReleaseChannelLocked(channel, d);
+  } else {
+    // C-core sends the shorter subscription list at once.
+    SendLocked(channel, type, d);
+  }
+}
+
+TypeId XdsClient::Impl::RegisterTypeLocked(
+    const resources::ResourceType& type) {
+  auto it = types_by_url_.find(type.type_url());
+  if (it != types_by_url_.end()) return it->second;
+  const TypeId id = cache_.RegisterType(type.type_name());
+  if (types_.size() <= id) types_.resize(id + 1, nullptr);
+  types_[id] = &type;
+  types_by_url_.emplace(std::string(type.type_url()), id);
+  return id;
+}
+
+XdsClient::Impl::Channel* XdsClient::Impl::FindChannelLocked(ServerId server) {
+  auto it = channels_.find(server);
+  return it == channels_.end() ? nullptr : it->second.get();
+}
+
+XdsClient::Impl::AdsCall* XdsClient::Impl::FindCallLocked(ServerId server,
+                                                          uint64_t call_gen,
+                                                          Channel** channel) {
+  if (shutting_down_) return nullptr;
+  Channel* c = FindChannelLocked(server);
+  if (c == nullptr || c->call == nullptr || c->call->generation != call_gen) {
+    return nullptr;
+  }
+  *channel = c;
+  return c->call.get();
+}
+
+XdsClient::Impl::Channel* XdsClient::Impl::GetOrCreateChannelLocked(
+    ServerId server) {
+  std::unique_ptr<Channel>& slot = channels_[server];
+  if (slot != nullptr) return slot.get();
+  slot = std::make_unique<Channel>(options_.backoff,
+                                   options_.jitter_seed + server);
+  Channel* channel = slot.get();
+  channel->id = server;
+  channel->generation = next_generation_++;
+  channel->server = servers_[server];
+  std::weak_ptr<Impl> weak = weak_from_this();
+  const uint64_t gen = channel->generation;
+  absl::StatusOr<std::unique_ptr<XdsTransport>> transport =
+      transport_factory_->Create(
+          *channel->server, [weak, server, gen](absl::Status status) {
+            if (auto impl = weak.lock()) {
+              impl->OnConnectivityFailure(server, gen, std::move(status));
+            }
+          });
+  if (transport.ok()) {
+    channel->transport = std::move(*transport);
+  } else {
+    // Only the watch being started uses the channel: it gets the status as
+    // the channel's pending error.
+    SetChannelStatusLocked(channel, transport.status(), /*notify=*/false);
+  }
+  return channel;
+}
+
+void XdsClient::Impl::ReleaseChannelLocked(Channel* channel, Deferred* d) {
+  if (channel->retry_timer != Timers::kInvalidHandle) {
+    timers_->Cancel(channel->retry_timer);
+  }
+  if (channel->call != nullptr) {
+    CancelTimersLocked(channel->call.get());
+    d->dead_calls.push_back(std::move(channel->call->box));
+  }
+  if (channel->transport != nullptr) {
+    d->dead_transports.push_back(std::move(channel->transport));
+  }
+  channels_.erase(channel->id);
+}
+
+void XdsClient::Impl::StartCallLocked(Channel* channel, Deferred* d) {
+  auto call = std::make_unique<AdsCall>();
+  call->generation = next_generation_++;
+  const uint64_t gen = call->generation;
+  channel->call = std::move(call);
+  d->starts.push_back([self = shared_from_this(), server = channel->id, gen,
+                       transport = channel->transport]() mutable {
+    self->CreateCall(server, gen, std::move(transport));
+  });
+}
+
+void XdsClient::Impl::CreateCall(ServerId server, uint64_t call_gen,
+                                 std::shared_ptr<XdsTransport> transport) {
+  StreamingCallPtr stream = transport->CreateStreamingCall(
+      kAdsMethod,
+      std::make_unique<AdsHandler>(weak_from_this(), server, call_gen));
+  Deferred d;
+  {
+    MutexLock lock(&mu_);
+    Channel* channel = nullptr;
+    AdsCall* call = FindCallLocked(server, call_gen, &channel);
+    if (call == nullptr || call->ready) {
+      // Replaced (or ended) before it was stored: cancel it.
+      auto box = std::make_shared<CallBox>();
+      box->call = std::move(stream);
+      d.dead_calls.push_back(std::move(box));
+    } else {
+      call->box->call = std::move(stream);
+      call->ready = true;
+      // Subscribe to everything cached for this server (a reconnect
+      // re-subscribes with the kept versions): one request per type.
+      for (TypeId t = 0; t < types_.size(); ++t) {
+        if (types_[t] == nullptr) continue;
+        bool any = false;
+        cache_.ForEachOfServer(server, t, [&any](const Entry&) { any = true; });
+        if (any) SendLocked(channel, t, &d);
+      }
+    }
+  }
+  RunDeferred(&d);
+  // `transport` outlives the streams destroyed above.
+}
+
+void XdsClient::Impl::SendLocked(Channel* channel, TypeId type, Deferred* d) {
+  AdsCall* call = channel->call.get();
+  if (call == nullptr || !call->ready) return;  // the start will send it
+  if (call->send_in_flight) {
+    call->buffered.insert(type);
+    return;
+  }
+  std::vector<std::string> names;
+  auto& resources = call->resources;
+  cache_.ForEachOfServer(channel->id, type, [&](const Entry& e) {
+    names.emplace_back(e.name());
+    resources[&e].sent = true;
+  });
+  TypeState& state = call->types[type];
+  d->sends.emplace_back(
+      call->box,
+      BuildAdsRequest(types_[type]->type_url(), channel->versions[type],
+                      state.nonce, names, state.error,
+                      call->sent_initial ? nullptr : &node_));
+  call->sent_initial = true;
+  state.error = absl::OkStatus();
+  call->send_in_flight = true;
+  call->in_flight_type = type;
+}
+
+void XdsClient::Impl::OnRequestSent(ServerId server, uint64_t call_gen,
+                                    bool ok) {
+  Deferred d;
+  {
+    MutexLock lock(&mu_);
+    Channel* channel = nullptr;
+    AdsCall* call = FindCallLocked(server, call_gen, &channel);
+    if (call == nullptr) return;
+    if (ok) {
+      // C-core: the does-not-exist timer starts once the request naming the
+      // resource has been sent.
+      for (auto& r : call->resources) {
+        if (r.first->type() != call->in_flight_type) continue;
+        MaybeStartTimerLocked(channel, call, r.first, &r.second);
+      }
+    }
+    call->send_in_flight = false;
+    if (ok && !call->buffered.empty()) {
+      const TypeId next = *call->buffered.begin();
+      call->buffered.erase(call->buffered.begin());
+      SendLocked(channel, next, &d);
+    }
+  }
+  RunDeferred(&d);
+}
+
+void XdsClient::Impl::MaybeStartTimerLocked(Channel* channel, AdsCall* call,
+                                            const Entry* entry,
+                                            ResourceTimer* timer) {
+  if (timer->seen || !timer->sent || timer->timer != Timers::kInvalidHandle) {
+    return;
+  }
+  // A cached value (a reconnect) needs no timer: the server may not resend
+  // what we have.
+  if (entry->value() != nullptr) return;
+  timer->token = next_token_++;
+  std::weak_ptr<Impl> weak = weak_from_this();
+  timer->timer =
+      timers_->RunAfter(options_.does_not_exist_timeout,
+                        [weak, server = channel->id, gen = call->generation,
+                         entry, token = timer->token] {
+                          if (auto impl = weak.lock()) {
+                            impl->OnResourceTimer(server, gen, entry, token);
+                          }
+                        });
+}
+
+void XdsClient::Impl::OnResourceTimer(ServerId server, uint64_t call_gen,
+                                      const Entry* entry, uint64_t token) {
+  {
+    MutexLock lock(&mu_);
+    Channel* channel = nullptr;
+    AdsCall* call = FindCallLocked(server, call_gen, &channel);
+    if (call == nullptr) return;
+    auto it = call->resources.find(entry);
+    // The token proves the entry is still the one the timer was set for.
+    if (it == call->resources.end() || it->second.token != token ||
+        it->second.timer == Timers::kInvalidHandle) {
+      return;
+    }
+    it->second.timer = Timers::kInvalidHandle;
+    it->second.seen = true;
+    Entry* e = const_cast<Entry*>(entry);
+    cache_.SetDoesNotExist(e, timers_->Now());
+    NotifyDoesNotExistLocked(*e);
+  }
+  serializer_.Drain();
+}
+
+void XdsClient::Impl::CancelTimersLocked(AdsCall* call) {
+  for (auto& r : call->resources) {
+    if (r.second.timer != Timers::kInvalidHandle) {
+      timers_->Cancel(r.second.timer);
+      r.second.timer = Timers::kInvalidHandle;
+    }
+  }
+}
+
+void XdsClient::Impl::OnStatusReceived(ServerId server, uint64_t call_gen,
+                                       absl::Status status) {
+  Deferred d;
+  {
+    MutexLock lock(&mu_);
+    Channel* channel = nullptr;
+    AdsCall* call = FindCallLocked(server, call_gen, &channel);
+    if (call == nullptr) return;
+    CancelTimersLocked(call);
+    const bool seen_response = call->seen_response;
+    if (seen_response) channel->backoff.Reset();
+    d.dead_calls.push_back(std::move(call->box));
+    channel->call.reset();
+    const absl::Duration delay = channel->backoff.NextDelay();
+    channel->retry_token = next_token_++;
+    std::weak_ptr<Impl> weak = weak_from_this();
+    channel->retry_timer =
+        timers_->RunAfter(delay, [weak, server, gen = channel->generation,
+                                  token = channel->retry_token] {
+          if (auto impl = weak.lock()) impl->OnRetryTimer(server, gen, token);
+        });
+    // C-core 1.51: a stream that ended without any response is reported to
+    // every watcher of the channel; after responses it just reconnects.
+    if (!seen_response) {
+      SetChannelStatusLocked(
+          channel, absl::UnavailableError(absl::StrCat(
+                       "xDS call failed with no responses received; status: ",
+                       status.ToString())));
+    }
+  }
+  RunDeferred(&d);
+}
+
+void XdsClient::Impl::OnRetryTimer(ServerId server, uint64_t channel_gen,
+                                   uint64_t token) {
+  Deferred d;
+  {
+    MutexLock lock(&mu_);
+    if (shutting_down_) return;
+    Channel* channel = FindChannelLocked(server);
+    if (channel == nullptr || channel->generation != channel_gen ||
+        channel->retry_token != token ||
+        channel->retry_timer == Timers::kInvalidHandle) {
+      return;
+    }
+    channel->retry_timer = Timers::kInvalidHandle;
+    StartCallLocked(channel, &d);
+  }
+  RunDeferred(&d);
+}
+
+void XdsClient::Impl::OnConnectivityFailure(ServerId server,
+                                            uint64_t channel_gen,
+                                            absl::Status status) {
+  {
+    MutexLock lock(&mu_);
+    if (shutting_down_) return;
+    Channel* channel = FindChannelLocked(server);
+    if (channel == nullptr || channel->generation != channel_gen) return;
+    SetChannelStatusLocked(channel, status);
+  }
+  serializer_.Drain();
+}
+
+absl::Status XdsClient::Impl::WithNodeId(const absl::Status& status) const {
+  // C-core appends the node id so that users can find it in their logs.
+  if (!bootstrap_->node().has_value()) return status;
+  return absl::Status(status.code(),
+                      absl::StrCat(status.message(),
+                                   " (node ID:", bootstrap_->node()->id, ")"));
+}
+
+void XdsClient::Impl::SetChannelStatusLocked(Channel* channel,
+                                             const absl::Status& status,
+                                             bool notify) {
+  channel->status = WithNodeId(absl::Status(
+      status.code(),
+      absl::StrCat("xDS channel for server ", channel->server->server_uri(),
+                   ": ", status.message())));
+  if (!notify) return;
+  // One error per watcher object, however many of its resources use the
+  // channel (C-core collects them in a set).
+  std::vector<WatchId> ids;
+  for (TypeId t = 0; t < types_.size(); ++t) {
+    cache_.ForEachOfServer(channel->id, t, [&ids](const Entry& e) {
+      ids.insert(ids.end(), e.watchers().begin(), e.watchers().end());
+    });
+  }
+  std::vector<std::pair<WatchId, std::shared_ptr<Watcher>>> targets;
+  absl::flat_hash_set<const Watcher*> seen;
+  for (WatchId id : ids) {
+    auto it = watches_.find(id);
+    if (it == watches_.end()) continue;
+    if (seen.insert(it->second.watcher.get()).second) {
+      targets.emplace_back(id, it->second.watcher);
+    }
+  }
+  const absl::Status error = channel->status;
+  for (auto& target : targets) {
+    ScheduleLocked(target.first, std::move(target.second),
+                   [error](Watcher& w) { w.OnError(error); });
+  }
+}
+
+void XdsClient::Impl::OnRecvMessage(ServerId server, uint64_t call_gen,
+                                    absl::string_view payload) {
+  Deferred d;
+  {
+    MutexLock lock(&mu_);
+    Channel* channel = nullptr;
+    AdsCall* call = FindCallLocked(server, call_gen, &channel);
+    if (call == nullptr) return;
+    envoy::service::discovery::v3::DiscoveryResponse response;
+    // C-core ignores (neither ACKs nor NACKs) a response it cannot decode
+    // and one of a type it does not know.
+    if (!response.ParseFromArray(payload.data(),
+                                 static_cast<int>(payload.size()))) {
+      return;
+    }
+    // C-core compares type URLs without their "type.googleapis.com/".
+    auto type_it = types_by_url_.find(absl::StrCat(
+        resources::kTypeUrlPrefix,
+        absl::StripPrefix(response.type_url(), resources::kTypeUrlPrefix)));
+    if (type_it == types_by_url_.end()) return;
+    const TypeId tid = type_it->second;
+    const resources::ResourceType& type = *types_[tid];
+    call->seen_response = true;
+    channel->status = absl::OkStatus();
+    const absl::Time now = timers_->Now();
+    const std::string& version = response.version_info();
+    const absl::string_view type_name = type.type_name();
+    resources::DecodeContext context;
+    context.federation = bootstrap_->federation();
+    std::vector<std::string> errors;
+    bool have_valid = false;
+    absl::flat_hash_set<const Entry*> seen_entries;
+    absl::flat_hash_set<std::string> seen_names;
+    for (int i = 0; i < response.resources_size(); ++i) {
+      const google::protobuf::Any& any = response.resources(i);
+      absl::string_view any_type =
+          absl::StripPrefix(any.type_url(), resources::kTypeUrlPrefix);
+      absl::string_view serialized = any.value();
+      std::string name;
+      envoy::service::discovery::v3::Resource wrapper;
+      if (any_type == kResourceWrapperType) {
+        if (!wrapper.ParseFromArray(serialized.data(),
+                                    static_cast<int>(serialized.size()))) {
+          errors.push_back(absl::StrCat(
+              "resource index ", i, ": Can't decode Resource proto wrapper"));
+          continue;
+        }
+        if (!wrapper.has_resource()) {
+          errors.push_back(
+              absl::StrCat("resource index ", i,
+                           ": No resource present in Resource proto wrapper"));
+          continue;
+        }
+        any_type = absl::StripPrefix(wrapper.resource().type_url(),
+                                     resources::kTypeUrlPrefix);
+        serialized = wrapper.resource().value();
+        name = wrapper.name();
+      }
+      std::string prefix =
+          absl::StrCat("resource index ", i, ": ", name.empty() ? "" : name,
+                       name.empty() ? "" : ": ");
+      if (any_type != type_name) {
+        errors.push_back(absl::StrCat(prefix, "incorrect resource type \"",
+                                      any_type, "\" (should be \"", type_name,
+                                      "\")"));
+        continue;
+      }
+      resources::DecodeResult result = type.Decode(context, serialized);
+      if (name.empty()) {
+        if (result.name.empty()) {
+          errors.push_back(
+              absl::StrCat(prefix, result.value.status().ToString()));
+          continue;
+        }
+        name = result.name;
+        prefix = absl::StrCat("resource index ", i, ": ", name, ": ");
+      }
+      if (!result.value.ok()) {
+        errors.push_back(
+            absl::StrCat(prefix, result.value.status().ToString()));
+      }
+      absl::StatusOr<cache::ResourceCache::Key> key = cache_.Parse(tid, name);
+      if (!key.ok()) {
+        errors.push_back(
+            absl::StrCat(prefix, "Cannot parse xDS resource name"));
+        continue;
+      }
+      if (!seen_names.insert(std::string(key->name.normalized)).second) {
+        errors.push_back(absl::StrCat(prefix, "duplicate resource name"));
+        continue;
+      }
+      Entry* entry = cache_.Find(*key);
+      // Only resources of this server's authorities count: another
+      // server's resource of the same name is not ours to update.
+      if (entry == nullptr || cache_.server(entry->authority()) != server) {
+        continue;  // not subscribed: ignored
+      }
+      auto timer_it = call->resources.find(entry);
+      if (timer_it != call->resources.end()) {
+        timer_it->second.seen = true;
+        if (timer_it->second.timer != Timers::kInvalidHandle) {
+          timers_->Cancel(timer_it->second.timer);
+          timer_it->second.timer = Timers::kInvalidHandle;
+        }
+      }
+      if (type.all_resources_required_in_sotw()) seen_entries.insert(entry);
+      entry->set_client_data(entry->client_data() & ~kIgnoredDeletion);
+      if (!result.value.ok()) {
+        NotifyErrorLocked(*entry, absl::UnavailableError(absl::StrCat(
+                                      "invalid resource: ",
+                                      result.value.status().ToString())));
+        cache_.SetNacked(entry, result.value.status(), version, now);
+        continue;
+      }
+      have_valid = true;
+      std::shared_ptr<const void> value = std::move(*result.value);
+      if (entry->value() != nullptr &&
+          type.Equal(entry->value().get(), value.get())) {
+        // Unchanged: record the version, tell nobody.
+        cache_.SetAcked(entry, entry->value(), std::string(serialized), version,
+                        now);
+        continue;
+      }
+      cache_.SetAcked(entry, std::move(value), std::string(serialized), version,
+                      now);
+      NotifyChangedLocked(*entry);
+    }
+    TypeState& state = call->types[tid];
+    state.nonce = response.nonce();
+    if (!errors.empty()) {
+      state.error = absl::UnavailableError(
+          absl::StrCat("xDS response validation errors: [",
+                       absl::StrJoin(errors, "; "), "]"));
+    }
+    // State of the world (LDS, CDS): a cached resource missing from the
+    // response was deleted. Resources without a value are left to the
+    // does-not-exist timer (the response may predate their request).
+    if (type.all_resources_required_in_sotw()) {
+      std::vector<Entry*> deleted;
+      cache_.ForEachOfServer(server, tid, [&](Entry& e) {
+        if (seen_entries.contains(&e) || e.value() == nullptr) return;
+        deleted.push_back(&e);
+      });
+      for (Entry* e : deleted) {
+        if (channel->server->IgnoreResourceDeletion()) {
+          // Kept; C-core logs this once per resource, the config dump
+          // shows it.
+          e->set_client_data(e->client_data() | kIgnoredDeletion);
+          continue;
+        }
+        cache_.SetDoesNotExist(e, now);
+        NotifyDoesNotExistLocked(*e);
+      }
+    }
+    // C-core: the version moves on if anything was valid or nothing failed,
+    // so a partly bad response is NACKed with its own version.
+    if (have_valid || errors.empty()) channel->versions[tid] = version;
+    SendLocked(channel, tid, &d);
+  }
+  RunDeferred(&d);
+}
+
+void XdsClient::Impl::ScheduleLocked(WatchId id,
+                                     std::shared_ptr<Watcher> watcher,
+                                     std::function<void(Watcher&)> fn) {
+  serializer_.Schedule(
+      [this, id, watcher = std::move(watcher), fn = std::move(fn)] {
+        if (WatchActive(id)) fn(*watcher);
+      });
+}
+
+bool XdsClient::Impl::WatchActive(WatchId id) {
+  MutexLock lock(&mu_);
+  return !shutting_down_ && watches_.contains(id);
+}
+
+void XdsClient::Impl::NotifyChangedLocked(const Entry& entry) {
+  std::shared_ptr<const void> value = entry.value();
+  for (cache::WatcherId id : entry.watchers()) {
+    auto it = watches_.find(id);
+    if (it == watches_.end()) continue;
+    ScheduleLocked(id, it->second.watcher,
+                   [value](Watcher& w) { w.OnResourceChanged(value); });
+  }
+}
+
+void XdsClient::Impl::NotifyErrorLocked(const Entry& entry,
+                                        const absl::Status& status) {
+  const absl::Status error = WithNodeId(status);
+  for (cache::WatcherId id : entry.watchers()) {
+    auto it = watches_.find(id);
+    if (it == watches_.end()) continue;
+    ScheduleLocked(id, it->second.watcher,
+                   [error](Watcher& w) { w.OnError(error); });
+  }
+}
+
+void XdsClient::Impl::NotifyDoesNotExistLocked(const Entry& entry) {
+  for (cache::WatcherId id : entry.watchers()) {
+    auto it = watches_.find(id);
+    if (it == watches_.end()) continue;
+    ScheduleLocked(id, it->second.watcher,
+                   [](Watcher& w) { w.OnDoesNotExist(); });
+  }
+}
+
+void XdsClient::Impl::RunDeferred(Deferred* d) {
+  for (auto& start : d->starts) start();
+  d->starts.clear();
+  for (auto& send : d->sends)
+    send.first->call->SendMessage(std::move(send.second));
+  d->sends.clear();
+  d->dead_calls.clear();
+  d->dead_transports.clear();
+  serializer_.Drain();
+  d->dead_watchers.clear();
+}
+
+Json::Value XdsClient::Impl::DumpConfig() const {
+  MutexLock lock(&mu_);
+  return DumpCache(cache_, types_);
+}
+
+std::vector<std::string> XdsClient::Impl::ChannelServerUris() const {
+  MutexLock lock(&mu_);
+  std::vector<std::string> uris;
+  for (const auto& c : channels_)
+    uris.push_back(c.second->server->server_uri());
+  std::sort(uris.begin(), uris.end());
+  return uris;
+}
+
+void XdsClient::Impl::Shutdown() {
+  Deferred d;
+  {
+    MutexLock lock(&mu_);
+    shutting_down_ = true;
+    for (auto& c : channels_) {
+      Channel* channel = c.second.get();
+      if (channel->retry_timer != Timers::kInvalidHandle) {
+        timers_->Cancel(channel->retry_timer);
+      }
+      if (channel->call != nullptr) {
+        CancelTimersLocked(channel->call.get());
+        d.dead_calls.push_back(std::move(channel->call->box));
+      }
+      if (channel->transport != nullptr) {
+        d.dead_transports.push_back(std::move(channel->transport));
+      }
+    }
+    channels_.clear();
+    for (auto& w : watches_) {
+      d.dead_watchers.push_back(std::move(w.second.watcher));
+    }
+    watches_.clear();
+  }
+  RunDeferred(&d);
+}
+
+// --- XdsClient ---
+
+absl::StatusOr<std::shared_ptr<XdsClient>> XdsClient::Create(
+    std::shared_ptr<const Bootstrap> bootstrap,
+    std::shared_ptr<XdsTransportFactory> transport_factory, Options options) {
+  if (bootstrap == nullptr || bootstrap->servers().empty()) {
+    return absl::InvalidArgumentError("xds client needs a bootstrap");
+  }
+  if (transport_factory == nullptr) {
+    return absl::InvalidArgumentError("xds client needs a transport factory");
+  }
+  auto impl = std::make_shared<Impl>(
+      std::move(bootstrap), std::move(transport_factory), std::move(options));
+  return std::shared_ptr<XdsClient>(new XdsClient(std::move(impl)));
+}
+
+XdsClient::XdsClient(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+XdsClient::~XdsClient() { impl_->Shutdown(); }
+
+WatchId XdsClient::Watch(const resources::ResourceType& type,
+                         absl::string_view name,
+                         std::shared_ptr<Watcher> watcher) {
+  return impl_->Watch(type, name, std::move(watcher));
+}
+
+void XdsClient::CancelWatch(WatchId id) { impl_->CancelWatch(id); }
+
+Json::Value XdsClient::DumpConfig() const { return impl_->DumpConfig(); }
+
+std::vector<std::string> XdsClient::ChannelServerUris() const {
+  return impl_->ChannelServerUris();
+}
+
+}  // namespace client
+}  // namespace xdsfed

@@ -1,0 +1,147 @@
+// XdsClient: the xDS client of gRFC A47 §XdsClient Changes. Callers watch
+// resources by (type, name); the client keeps one ADS stream per xDS server
+// (authorities naming the same server share it), caches every watched
+// resource in a three-level cache (lib/cache), ACKs / NACKs responses and
+// tells watchers about changes, errors and deletions.
+//
+//   auto client = client::XdsClient::Create(bootstrap, transport_factory, {});
+//   auto watcher = std::make_shared<client::TypedWatcher<Listener>>(...);
+//   client::WatchId id = (*client)->Watch(
+//       resources::ListenerResourceType(),
+//       "xdstp://a.com/envoy.config.listener.v3.Listener/svc", watcher);
+//   ...
+//   (*client)->CancelWatch(id);
+//
+// Callbacks: never under the client's lock; all callbacks of one client run
+// one at a time (one serializing queue), so one watcher is never called
+// concurrently and sees its events in order. They run on the thread whose
+// action caused them (the caller of Watch / CancelWatch, a transport thread,
+// the timer thread) after it released the lock, or on whichever thread is
+// already running callbacks. In particular Watch() itself may deliver the
+// watcher's first callback (cached state, or the error for an invalid name)
+// before it returns, exactly as C-core's WorkSerializer runs work inline when
+// idle; when Watch() is called from inside a callback, the new callbacks run
+// after that callback returns.
+//
+// Cancelling: CancelWatch() (also from inside any callback, including the
+// watcher's own) guarantees that no callback for that watch starts after it
+// returns. A callback that another thread had already started may still be
+// running (and finish) after CancelWatch returns on this thread.
+//
+// Threading: every public method is thread-safe. The transport factory must
+// not call on_connectivity_failure synchronously from Create().
+#ifndef XDSFED_LIB_CLIENT_XDS_CLIENT_H_
+#define XDSFED_LIB_CLIENT_XDS_CLIENT_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "json/json.h"
+#include "lib/bootstrap/bootstrap.h"
+#include "lib/client/backoff.h"
+#include "lib/client/timer.h"
+#include "lib/client/xds_transport.h"
+#include "lib/resources/resource_type.h"
+
+namespace xdsfed {
+namespace client {
+
+using WatchId = uint64_t;
+
+// Receives the events of one watch (or of several: one object may be passed
+// to several Watch calls). See the file comment for threading.
+class Watcher {
+ public:
+  virtual ~Watcher() = default;
+  // A new value (its concrete type is the ResourceType's value type). Not
+  // called for an update equal to the last value (ResourceType::Equal).
+  virtual void OnResourceChanged(std::shared_ptr<const void> value) = 0;
+  // A transient problem: invalid name, unknown authority, NACKed update,
+  // unreachable server, stream failure. A value delivered before stays valid.
+  virtual void OnError(absl::Status status) = 0;
+  // The server says the resource does not exist (or did not send it within
+  // the does-not-exist timeout).
+  virtual void OnDoesNotExist() = 0;
+};
+
+// Watcher for one concrete value type T, e.g. TypedWatcher<ListenerValue>.
+template <typename T>
+class TypedWatcher : public Watcher {
+ public:
+  virtual void OnChanged(std::shared_ptr<const T> value) = 0;
+  void OnResourceChanged(std::shared_ptr<const void> value) final {
+    OnChanged(std::static_pointer_cast<const T>(std::move(value)));
+  }
+};
+
+class XdsClient {
+ public:
+  struct Options {
+    // A47 / C-core: a subscribed resource not received this long after the
+    // request naming it was sent is reported as not existing.
+    absl::Duration does_not_exist_timeout = absl::Seconds(15);
+    // ADS stream reconnect backoff (C-core 1.51 values by default).
+    BackoffOptions backoff;
+    // Seeds the backoff jitter (tests pass a fixed one).
+    uint64_t jitter_seed = 0;
+    // Clock and timers; null: DefaultTimers().
+    std::shared_ptr<Timers> timers;
+    // Node.user_agent_name / user_agent_version of the first request.
+    std::string user_agent_name = "xdsfed";
+    std::string user_agent_version = "0.1";
+  };
+
+  // bootstrap->federation() is the A47 gate for names. Errors: none today
+  // (kept StatusOr for validation of future options).
+  static absl::StatusOr<std::shared_ptr<XdsClient>> Create(
+      std::shared_ptr<const Bootstrap> bootstrap,
+      std::shared_ptr<XdsTransportFactory> transport_factory, Options options);
+
+  ~XdsClient();
+  XdsClient(const XdsClient&) = delete;
+  XdsClient& operator=(const XdsClient&) = delete;
+
+  // Starts a watch. `type` must outlive the client (the first ResourceType
+  // passed for a type URL is the one used for it); `watcher` must not be null
+  // (a null one is ignored). The name is normalized
+  // under the federation gate with the type's expected segment; an
+  // unparseable name or an authority not in the bootstrap gives this watcher
+  // (only) one OnError and subscribes to nothing; the id must still be
+  // cancelled (or is dropped with the client).
+  WatchId Watch(const resources::ResourceType& type, absl::string_view name,
+                std::shared_ptr<Watcher> watcher);
+  // Stops a watch; unknown or already-cancelled ids are ignored. The last
+  // watch of a resource unsubscribes it; the last resource of a server
+  // releases its channel.
+  void CancelWatch(WatchId id);
+
+  // CSDS-like dump of every cached resource: a JSON array of
+  // {authority (null for old-style names), type (type URL), name,
+  // client_status, version, update_time, error?, resource?}.
+  Json::Value DumpConfig() const;
+
+  // For tests: the server URI of every open channel, sorted.
+  std::vector<std::string> ChannelServerUris() const;
+  size_t channel_count() const { return ChannelServerUris().size(); }
+
+  class Impl;
+
+ private:
+  explicit XdsClient(std::shared_ptr<Impl> impl);
+  // Shared with transport and timer callbacks, which hold it weakly and may
+  // briefly outlive the XdsClient; ~XdsClient shuts it down.
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace client
+}  // namespace xdsfed
+
+#endif  // XDSFED_LIB_CLIENT_XDS_CLIENT_H_

@@ -1,0 +1,391 @@
+#include "lib/resources/filter_chain_match.h"
+
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+#include <tuple>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "envoy/config/listener/v3/listener_components.pb.h"
+#include "lib/base/validation_errors.h"
+
+namespace xdsfed {
+namespace resources {
+
+namespace {
+
+using Field = ValidationErrors::ScopedField;
+
+std::optional<CidrRange> ParseCidrRange(
+    const envoy::config::core::v3::CidrRange& proto, ValidationErrors* errors) {
+  unsigned char bytes[16] = {};
+  CidrRange out;
+  const std::string& text = proto.address_prefix();
+  if (inet_pton(AF_INET, text.c_str(), bytes) == 1) {
+    out.ipv6 = false;
+  } else if (inet_pton(AF_INET6, text.c_str(), bytes) == 1) {
+    out.ipv6 = true;
+  } else {
+    Field field(errors, ".address_prefix");
+    errors->AddError(absl::StrCat("invalid IP address \"", text,
+                                  "\": expected an IPv4 or IPv6 address"));
+    return std::nullopt;
+  }
+  // A36: absent prefix_len = 0; clamp to the family's width; mask the
+  // unused low bits.
+  const uint32_t width = out.ipv6 ? 128 : 32;
+  out.prefix_len =
+      proto.has_prefix_len() ? std::min(proto.prefix_len().value(), width) : 0;
+  for (uint32_t bit = out.prefix_len; bit < width; ++bit) {
+    bytes[bit / 8] &= static_cast<unsigned char>(~(0x80u >> (bit % 8)));
+  }
+  char buf[INET6_ADDRSTRLEN] = {};
+  inet_ntop(out.ipv6 ? AF_INET6 : AF_INET, bytes, buf, sizeof(buf));
+  out.address_prefix = buf;
+  return out;
+}
+
+const char* SourceTypeName(ConnectionSourceType type) {
+  switch (type) {
+    case ConnectionSourceType::kAny:
+      return "ANY";
+    case ConnectionSourceType::kSameIpOrLoopback:
+      return "SAME_IP_OR_LOOPBACK";
+    case ConnectionSourceType::kExternal:
+      return "EXTERNAL";
+  }
+  return "UNKNOWN";
+}
+
+std::string CidrListString(const std::vector<CidrRange>& list) {
+  return absl::StrJoin(list, ", ", [](std::string* out, const CidrRange& c) {
+    out->append(c.ToString());
+  });
+}
+
+// One normalized matcher: a single value (or "absent") per field (A36).
+using NormalizedMatcher =
+    std::tuple<std::optional<uint32_t>,     // destination_port
+               std::optional<std::string>,  // prefix_ranges entry
+               std::optional<std::string>,  // server_names entry
+               std::string,                 // transport_protocol
+               std::optional<std::string>,  // application_protocols entry
+               int,                         // source_type
+               std::optional<std::string>,  // source_prefix_ranges entry
+               std::optional<uint32_t>>;    // source_ports entry
+
+template <typename T, typename F>
+std::vector<std::optional<std::string>> OrAbsent(const std::vector<T>& list,
+                                                 F to_string) {
+  std::vector<std::optional<std::string>> out;
+  if (list.empty()) out.push_back(std::nullopt);
+  for (const T& item : list) out.push_back(to_string(item));
+  return out;
+}
+
+size_t SaturatingProduct(std::initializer_list<size_t> sizes) {
+  size_t product = 1;
+  for (size_t n : sizes) {
+    if (n != 0 && product > kMaxNormalizedMatchers / n) {
+      return kMaxNormalizedMatchers + 1;
+    }
+    product *= n;
+  }
+  return product;
+}
+
+// Adds chain `m`'s normalized matchers to `seen`; false on the first one
+// already present.
+bool AddNormalizedMatchers(const FilterChainMatch& m,
+                           std::set<NormalizedMatcher>* seen) {
+  auto cidr = [](const CidrRange& c) { return c.ToString(); };
+  auto same = [](const std::string& s) { return s; };
+  const auto dests = OrAbsent(m.prefix_ranges, cidr);
+  const auto servers = OrAbsent(m.server_names, same);
+  const auto apps = OrAbsent(m.application_protocols, same);
+  const auto sources = OrAbsent(m.source_prefix_ranges, cidr);
+  std::vector<std::optional<uint32_t>> ports;
+  if (m.source_ports.empty()) ports.push_back(std::nullopt);
+  for (uint32_t p : m.source_ports) ports.push_back(p);
+  for (const auto& dest : dests) {
+    for (const auto& server : servers) {
+      for (const auto& app : apps) {
+        for (const auto& source : sources) {
+          for (const auto& port : ports) {
+            if (!seen->emplace(m.destination_port, dest, server,
+                               m.transport_protocol, app,
+                               static_cast<int>(m.source_type), source, port)
+                     .second) {
+              return false;
+            }
+          }
+        }
+      }
+    }
+  }
+  return true;
+}
+
+// The map under construction, keyed by prefix text for a stable order.
+struct InternalSourceIp {
+  std::optional<CidrRange> prefix_range;
+  std::map<uint32_t, size_t> ports;
+};
+struct InternalDestination {
+  std::optional<CidrRange> prefix_range;
+  std::array<std::map<std::string, InternalSourceIp>, 3> source_types;
+};
+
+void AddToDestination(const FilterChainMatch& m, size_t index,
+                      InternalDestination* dest) {
+  auto& by_source = dest->source_types[static_cast<size_t>(m.source_type)];
+  std::vector<std::optional<CidrRange>> sources;
+  if (m.source_prefix_ranges.empty()) sources.push_back(std::nullopt);
+  for (const CidrRange& c : m.source_prefix_ranges) sources.push_back(c);
+  for (const auto& source : sources) {
+    InternalSourceIp& entry =
+        by_source[source.has_value() ? source->ToString() : ""];
+    entry.prefix_range = source;
+    if (m.source_ports.empty()) {
+      entry.ports.emplace(0, index);
+    } else {
+      // A duplicate here was already reported by the normalized check.
+      for (uint32_t port : m.source_ports) entry.ports.emplace(port, index);
+    }
+  }
+}
+
+}  // namespace
+
+bool CidrRange::operator<(const CidrRange& o) const {
+  return std::tie(ipv6, address_prefix, prefix_len) <
+         std::tie(o.ipv6, o.address_prefix, o.prefix_len);
+}
+
+std::string CidrRange::ToString() const {
+  return absl::StrCat(address_prefix, "/", prefix_len);
+}
+
+Json::Value CidrRange::ToJson() const { return ToString(); }
+
+bool FilterChainMatch::CanMatch() const {
+  // A36 §FilterChainMatch: destination_port needs use_original_dst;
+  // server_names, transport_protocol and application_protocols need listener
+  // filters; a connection's transport protocol is always "raw_buffer".
+  return !destination_port.has_value() && server_names.empty() &&
+         (transport_protocol.empty() || transport_protocol == "raw_buffer") &&
+         application_protocols.empty();
+}
+
+std::string FilterChainMatch::ToString() const {
+  std::vector<std::string> parts;
+  if (destination_port.has_value()) {
+    parts.push_back(absl::StrCat("destination_port=", *destination_port));
+  }
+  if (!prefix_ranges.empty()) {
+    parts.push_back(
+        absl::StrCat("prefix_ranges={", CidrListString(prefix_ranges), "}"));
+  }
+  if (source_type != ConnectionSourceType::kAny) {
+    parts.push_back(absl::StrCat("source_type=", SourceTypeName(source_type)));
+  }
+  if (!source_prefix_ranges.empty()) {
+    parts.push_back(absl::StrCat("source_prefix_ranges={",
+                                 CidrListString(source_prefix_ranges), "}"));
+  }
+  if (!source_ports.empty()) {
+    parts.push_back(
+        absl::StrCat("source_ports={", absl::StrJoin(source_ports, ", "), "}"));
+  }
+  if (!server_names.empty()) {
+    parts.push_back(
+        absl::StrCat("server_names={", absl::StrJoin(server_names, ", "), "}"));
+  }
+  if (!transport_protocol.empty()) {
+    parts.push_back(absl::StrCat("transport_protocol=", transport_protocol));
+  }
+  if (!application_protocols.empty()) {
+    parts.push_back(absl::StrCat("application_protocols={",
+                                 absl::StrJoin(application_protocols, ", "),
+                                 "}"));
+  }
+  return absl::StrCat("{", absl::StrJoin(parts, ", "), "}");
+}
+
+std::optional<FilterChainMatch> ParseFilterChainMatch(
+    const envoy::config::listener::v3::FilterChainMatch& proto,
+    ValidationErrors* errors) {
+  FilterChainMatch out;
+  bool ok = true;
+  if (proto.has_destination_port()) {
+    out.destination_port = proto.destination_port().value();
+  }
+  for (int i = 0; i < proto.prefix_ranges_size(); ++i) {
+    Field field(errors, absl::StrCat(".prefix_ranges[", i, "]"));
+    std::optional<CidrRange> range =
+        ParseCidrRange(proto.prefix_ranges(i), errors);
+    if (range.has_value()) {
+      out.prefix_ranges.push_back(std::move(*range));
+    } else {
+      ok = false;
+    }
+  }
+  const int source_type = proto.source_type();
+  if (source_type < 0 || source_type > 2) {
+    // Proto3 enums are open; gRPC 1.51 would assert here.
+    Field field(errors, ".source_type");
+    errors->AddError(
+        absl::StrCat("unknown value ", source_type,
+                     ": expected ANY, SAME_IP_OR_LOOPBACK or EXTERNAL"));
+    ok = false;
+  } else {
+    out.source_type = static_cast<ConnectionSourceType>(source_type);
+  }
+  for (int i = 0; i < proto.source_prefix_ranges_size(); ++i) {
+    Field field(errors, absl::StrCat(".source_prefix_ranges[", i, "]"));
+    std::optional<CidrRange> range =
+        ParseCidrRange(proto.source_prefix_ranges(i), errors);
+    if (range.has_value()) {
+      out.source_prefix_ranges.push_back(std::move(*range));
+    } else {
+      ok = false;
+    }
+  }
+  out.source_ports.assign(proto.source_ports().begin(),
+                          proto.source_ports().end());
+  out.server_names.assign(proto.server_names().begin(),
+                          proto.server_names().end());
+  out.transport_protocol = proto.transport_protocol();
+  out.application_protocols.assign(proto.application_protocols().begin(),
+                                   proto.application_protocols().end());
+  if (!ok) return std::nullopt;
+  return out;
+}
+
+FilterChainMap BuildFilterChainMap(
+    const std::vector<std::optional<FilterChainMatch>>& matches,
+    ValidationErrors* errors) {
+  // 1. Uniqueness. A36 §FilterChainMatch: "While an always-failing matcher
+  // may be pruned and ignored when matching a new connection, it must still
+  // be checked when verifying that the most-specific matching logic is
+  // guaranteed to produce a unique result during Listener validation." So
+  // every chain's normalized matchers (the Cartesian product of its present
+  // fields, all fields included) go into one set, whether it can match or
+  // not. (C-core 1.51 instead drops destination_port chains before checking.)
+  std::set<NormalizedMatcher> seen;
+  size_t total = 0;
+  for (size_t i = 0; i < matches.size(); ++i) {
+    if (!matches[i].has_value()) continue;
+    const FilterChainMatch& m = *matches[i];
+    Field field(errors,
+                absl::StrCat(".filter_chains[", i, "].filter_chain_match"));
+    total +=
+        SaturatingProduct({std::max<size_t>(m.prefix_ranges.size(), 1),
+                           std::max<size_t>(m.server_names.size(), 1),
+                           std::max<size_t>(m.application_protocols.size(), 1),
+                           std::max<size_t>(m.source_prefix_ranges.size(), 1),
+                           std::max<size_t>(m.source_ports.size(), 1)});
+    if (total > kMaxNormalizedMatchers) {
+      errors->AddError(
+          absl::StrCat("too many normalized filter chain matchers: more than ",
+                       kMaxNormalizedMatchers, " in the Listener"));
+      return {};
+    }
+    if (!AddNormalizedMatchers(m, &seen)) {
+      errors->AddError(absl::StrCat(
+          "duplicate matching rules detected when adding filter chain: ",
+          m.ToString()));
+    }
+  }
+  // 2. The lookup map, from chains that can match, as C-core builds it. A
+  // destination entry exists for every chain without destination_port, even
+  // if the chain is then pruned: the most specific destination prefix is
+  // chosen first, and finding nothing below it means "no match" (Envoy).
+  // Within a destination, once a chain names transport_protocol
+  // "raw_buffer", chains that leave it empty are less specific and unused.
+  auto dest_keys = [](const FilterChainMatch& m) {
+    std::vector<std::optional<CidrRange>> keys;
+    if (m.prefix_ranges.empty()) keys.push_back(std::nullopt);
+    for (const CidrRange& c : m.prefix_ranges) keys.push_back(c);
+    return keys;
+  };
+  auto key_text = [](const std::optional<CidrRange>& c) {
+    return c.has_value() ? c->ToString() : std::string();
+  };
+  std::set<std::string> raw_buffer_dests;
+  for (const auto& m : matches) {
+    if (!m.has_value() || m->destination_port.has_value() ||
+        !m->server_names.empty() || m->transport_protocol != "raw_buffer") {
+      continue;
+    }
+    for (const auto& key : dest_keys(*m)) {
+      raw_buffer_dests.insert(key_text(key));
+    }
+  }
+  std::map<std::string, InternalDestination> dests;
+  for (size_t i = 0; i < matches.size(); ++i) {
+    const auto& m = matches[i];
+    if (!m.has_value() || m->destination_port.has_value()) continue;
+    for (const auto& key : dest_keys(*m)) {
+      InternalDestination& dest = dests[key_text(key)];
+      dest.prefix_range = key;
+      if (!m->CanMatch()) continue;
+      if (m->transport_protocol.empty() &&
+          raw_buffer_dests.count(key_text(key)) > 0) {
+        continue;
+      }
+      AddToDestination(*m, i, &dest);
+    }
+  }
+  FilterChainMap out;
+  for (auto& [key, dest] : dests) {
+    FilterChainMap::DestinationIp d;
+    d.prefix_range = std::move(dest.prefix_range);
+    for (size_t t = 0; t < 3; ++t) {
+      for (auto& [source_key, source] : dest.source_types[t]) {
+        d.source_types[t].push_back(
+            {std::move(source.prefix_range), std::move(source.ports)});
+      }
+    }
+    out.destination_ips.push_back(std::move(d));
+  }
+  return out;
+}
+
+Json::Value FilterChainMap::ToJson() const {
+  static constexpr const char* kTypeKeys[] = {"any", "same_ip_or_loopback",
+                                              "external"};
+  Json::Value out(Json::arrayValue);
+  for (const DestinationIp& d : destination_ips) {
+    Json::Value dest(Json::objectValue);
+    dest["prefix_range"] =
+        d.prefix_range.has_value() ? d.prefix_range->ToJson() : Json::Value();
+    Json::Value types(Json::objectValue);
+    for (size_t t = 0; t < 3; ++t) {
+      Json::Value sources(Json::arrayValue);
+      for (const SourceIp& s : d.source_types[t]) {
+        Json::Value source(Json::objectValue);
+        source["prefix_range"] = s.prefix_range.has_value()
+                                     ? s.prefix_range->ToJson()
+                                     : Json::Value();
+        Json::Value ports(Json::objectValue);
+        for (const auto& [port, index] : s.ports) {
+          ports[std::to_string(port)] = Json::UInt64{index};
+        }
+        source["ports"] = ports;
+        sources.append(source);
+      }
+      types[kTypeKeys[t]] = sources;
+    }
+    dest["source_types"] = types;
+    out.append(dest);
+  }
+  return out;
+}
+
+}  // namespace resources
+}  // namespace xdsfed

@@ -1,0 +1,276 @@
+#include "lib/resources/listener.h"
+
+#include <climits>
+#include <map>
+#include <memory>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "envoy/config/listener/v3/listener.pb.h"
+#include "envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager.pb.h"
+#include "lib/base/validation_errors.h"
+#include "lib/resources/resource_type.h"
+#include "lib/resources/route_config_util.h"
+
+namespace xdsfed {
+namespace resources {
+
+namespace {
+
+namespace listener_pb = envoy::config::listener::v3;
+namespace hcm_pb =
+    envoy::extensions::filters::network::http_connection_manager::v3;
+using Field = ValidationErrors::ScopedField;
+
+constexpr absl::string_view kListenerTypeUrl =
+    "type.googleapis.com/envoy.config.listener.v3.Listener";
+constexpr absl::string_view kDownstreamTlsContextType =
+    "envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext";
+
+// Decodes an Any that must hold an HttpConnectionManager; errors under the
+// current path (the Any's field).
+std::optional<HttpConnectionManager> ParseHcmAny(
+    const google::protobuf::Any& any, bool is_client,
+    ValidationErrors* errors) {
+  std::optional<std::string> type = internal::ExtensionTypeName(any, errors);
+  if (!type.has_value()) return std::nullopt;
+  if (*type != internal::kHttpConnectionManagerType) {
+    Field field(errors, ".type_url");
+    errors->AddError(absl::StrCat("unsupported filter type ", *type,
+                                  ": expected ",
+                                  internal::kHttpConnectionManagerType));
+    return std::nullopt;
+  }
+  Field field(errors, absl::StrCat(".value[", *type, "]"));
+  hcm_pb::HttpConnectionManager proto;
+  if (any.type_url().find("TypedStruct") != std::string::npos ||
+      !proto.ParseFromString(any.value())) {
+    errors->AddError("cannot decode HttpConnectionManager");
+    return std::nullopt;
+  }
+  return ParseHttpConnectionManager(proto, is_client, errors);
+}
+
+ApiListener ParseClientListener(const listener_pb::Listener& proto,
+                                ValidationErrors* errors) {
+  ApiListener out;
+  Field field(errors, ".api_listener.api_listener");
+  if (!proto.api_listener().has_api_listener()) {
+    errors->AddError("field not present");
+    return out;
+  }
+  std::optional<HttpConnectionManager> hcm = ParseHcmAny(
+      proto.api_listener().api_listener(), /*is_client=*/true, errors);
+  if (hcm.has_value()) out.http_connection_manager = std::move(*hcm);
+  return out;
+}
+
+// A36 §Resource Validation, for default_filter_chain and every entry of
+// filter_chains.
+FilterChainData ParseFilterChain(const listener_pb::FilterChain& proto,
+                                 ValidationErrors* errors) {
+  FilterChainData out;
+  {
+    Field field(errors, ".filters");
+    if (proto.filters_size() != 1) {
+      errors->AddError(
+          "must have exactly one filter, the HttpConnectionManager; no other "
+          "filter is supported");
+    } else {
+      Field filter(errors, "[0].typed_config");
+      if (!proto.filters(0).has_typed_config()) {
+        errors->AddError("field not present");
+      } else {
+        std::optional<HttpConnectionManager> hcm = ParseHcmAny(
+            proto.filters(0).typed_config(), /*is_client=*/false, errors);
+        if (hcm.has_value()) out.http_connection_manager = std::move(*hcm);
+      }
+    }
+  }
+  if (proto.has_transport_socket()) {
+    Field field(errors, ".transport_socket.typed_config");
+    if (!proto.transport_socket().has_typed_config()) {
+      errors->AddError("field not present");
+    } else {
+      const google::protobuf::Any& any =
+          proto.transport_socket().typed_config();
+      std::optional<std::string> type =
+          internal::ExtensionTypeName(any, errors);
+      if (type.has_value() && *type != kDownstreamTlsContextType) {
+        Field type_url(errors, ".type_url");
+        errors->AddError(absl::StrCat("unsupported transport socket type ",
+                                      *type, ": expected ",
+                                      kDownstreamTlsContextType));
+      } else if (type.has_value()) {
+        out.downstream_tls_context = any.value();
+      }
+    }
+  }
+  return out;
+}
+
+std::string JoinHostPort(const std::string& host, uint32_t port) {
+  if (host.find(':') != std::string::npos) {
+    return absl::StrCat("[", host, "]:", port);
+  }
+  return absl::StrCat(host, ":", port);
+}
+
+ServerListener ParseServerListener(const listener_pb::Listener& proto,
+                                   ValidationErrors* errors) {
+  ServerListener out;
+  {
+    Field field(errors, ".address");
+    if (!proto.address().has_socket_address()) {
+      Field socket(errors, ".socket_address");
+      errors->AddError("field not present");
+    } else {
+      Field socket(errors, ".socket_address");
+      const auto& address = proto.address().socket_address();
+      if (address.protocol() != envoy::config::core::v3::SocketAddress::TCP) {
+        Field protocol(errors, ".protocol");
+        errors->AddError("value must be TCP");
+      }
+      if (address.port_value() > 65535) {
+        Field port(errors, ".port_value");
+        errors->AddError("invalid port: must be at most 65535");
+      }
+      out.address = JoinHostPort(address.address(), address.port_value());
+    }
+  }
+  // A36 §Resource Validation.
+  if (proto.listener_filters_size() > 0) {
+    Field field(errors, ".listener_filters");
+    errors->AddError("must be empty");
+  }
+  if (proto.has_use_original_dst() && proto.use_original_dst().value()) {
+    Field field(errors, ".use_original_dst");
+    errors->AddError("must not be true");
+  }
+  std::vector<std::optional<FilterChainMatch>> matches;
+  std::vector<FilterChainData> chains;
+  for (int i = 0; i < proto.filter_chains_size(); ++i) {
+    Field field(errors, absl::StrCat(".filter_chains[", i, "]"));
+    const listener_pb::FilterChain& chain = proto.filter_chains(i);
+    {
+      Field match_field(errors, ".filter_chain_match");
+      matches.push_back(
+          ParseFilterChainMatch(chain.filter_chain_match(), errors));
+    }
+    chains.push_back(ParseFilterChain(chain, errors));
+  }
+  out.filter_chain_map = BuildFilterChainMap(matches, errors);
+  // Keep only the chains the map can select, renumbered in input order.
+  std::map<size_t, size_t> renumber;
+  out.filter_chain_map.ForEachChainIndex(
+      [&renumber](size_t& index) { renumber.emplace(index, 0); });
+  for (auto& [old_index, new_index] : renumber) {
+    new_index = out.filter_chains.size();
+    out.filter_chains.push_back(std::move(chains[old_index]));
+  }
+  out.filter_chain_map.ForEachChainIndex(
+      [&renumber](size_t& index) { index = renumber[index]; });
+  if (proto.has_default_filter_chain()) {
+    Field field(errors, ".default_filter_chain");
+    out.default_filter_chain =
+        ParseFilterChain(proto.default_filter_chain(), errors);
+  }
+  if (proto.filter_chains_size() == 0 && !proto.has_default_filter_chain()) {
+    // gRPC 1.51: "No filter chain provided."
+    Field field(errors, ".filter_chains");
+    errors->AddError(
+        "no filter chain provided: need filter_chains or "
+        "default_filter_chain");
+  }
+  return out;
+}
+
+class ListenerType final : public ResourceType {
+ public:
+  absl::string_view type_url() const override { return kListenerTypeUrl; }
+  absl::string_view short_name() const override { return "Listener"; }
+  bool all_resources_required_in_sotw() const override { return true; }
+
+  DecodeResult Decode(const DecodeContext& context,
+                      absl::string_view serialized) const override {
+    DecodeResult result;
+    listener_pb::Listener proto;
+    if (serialized.size() > static_cast<size_t>(INT_MAX) ||
+        !proto.ParseFromArray(serialized.data(),
+                              static_cast<int>(serialized.size()))) {
+      result.value = absl::InvalidArgumentError(
+          "cannot decode Listener: not a serialized "
+          "envoy.config.listener.v3.Listener");
+      return result;
+    }
+    result.name = proto.name();
+    ValidationErrors errors;
+    Listener listener;
+    listener.name = proto.name();
+    // As gRPC: api_listener wins when both are set (istio sends both).
+    if (proto.has_api_listener()) {
+      listener.listener = ParseClientListener(proto, &errors);
+    } else if (proto.has_address()) {
+      listener.listener = ParseServerListener(proto, &errors);
+    } else {
+      Field field(&errors, ".api_listener");
+      errors.AddError("neither api_listener nor address is set");
+    }
+    absl::Status status = errors.status("errors validating Listener");
+    if (!status.ok()) {
+      result.value = status;
+    } else {
+      result.value = std::shared_ptr<const void>(
+          std::make_shared<const Listener>(std::move(listener)));
+    }
+    return result;
+  }
+
+  Json::Value ToJson(const void* value) const override {
+    return static_cast<const Listener*>(value)->ToJson();
+  }
+  bool Equal(const void* a, const void* b) const override {
+    return *static_cast<const Listener*>(a) == *static_cast<const Listener*>(b);
+  }
+};
+
+}  // namespace
+
+Json::Value FilterChainData::ToJson() const {
+  Json::Value out(Json::objectValue);
+  out["http_connection_manager"] = http_connection_manager.ToJson();
+  out["has_downstream_tls_context"] = !downstream_tls_context.empty();
+  return out;
+}
+
+Json::Value Listener::ToJson() const {
+  Json::Value out(Json::objectValue);
+  out["name"] = name;
+  if (const auto* api = std::get_if<ApiListener>(&listener)) {
+    out["api_listener"]["http_connection_manager"] =
+        api->http_connection_manager.ToJson();
+    return out;
+  }
+  const ServerListener& server = std::get<ServerListener>(listener);
+  Json::Value json(Json::objectValue);
+  json["address"] = server.address;
+  json["filter_chain_map"] = server.filter_chain_map.ToJson();
+  Json::Value chains(Json::arrayValue);
+  for (const FilterChainData& c : server.filter_chains) {
+    chains.append(c.ToJson());
+  }
+  json["filter_chains"] = chains;
+  json["default_filter_chain"] = server.default_filter_chain.has_value()
+                                     ? server.default_filter_chain->ToJson()
+                                     : Json::Value();
+  out["server_listener"] = json;
+  return out;
+}
+
+const ResourceType& ListenerResourceType() {
+  static const ListenerType* const kType = new ListenerType();
+  return *kType;
+}
+
+}  // namespace resources
+}  // namespace xdsfed

@@ -1,0 +1,83 @@
+// Listener (LDS) resources: decoding and validation into an immutable value.
+// As in gRPC, a Listener with api_listener is a client Listener (validated
+// by the client rules); one with only an address is an xDS-enabled server's
+// Listener (validated by gRFC A36's rules).
+//
+//   resources::DecodeResult r =
+//       resources::ListenerResourceType().Decode({}, bytes);
+//   auto listener =
+//       std::static_pointer_cast<const resources::Listener>(*r.value);
+//   if (const auto* api = std::get_if<resources::ApiListener>(
+//           &listener->listener)) {
+//     Use(api->http_connection_manager);
+//   }
+//
+// A server finds the chain for a connection by walking
+// ServerListener::filter_chain_map (see filter_chain_match.h) down to an
+// index into ServerListener::filter_chains; with no match it uses
+// default_filter_chain, or closes the connection if there is none.
+#ifndef XDSFED_LIB_RESOURCES_LISTENER_H_
+#define XDSFED_LIB_RESOURCES_LISTENER_H_
+
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "json/json.h"
+#include "lib/resources/filter_chain_match.h"
+#include "lib/resources/http_connection_manager.h"
+
+namespace xdsfed {
+namespace resources {
+
+// The client form: api_listener holding an HttpConnectionManager.
+struct ApiListener {
+  HttpConnectionManager http_connection_manager;
+  bool operator==(const ApiListener& o) const {
+    return http_connection_manager == o.http_connection_manager;
+  }
+};
+
+// What a server needs from one FilterChain.
+struct FilterChainData {
+  HttpConnectionManager http_connection_manager;
+  // The transport_socket's DownstreamTlsContext, serialized; "" if none.
+  // TODO(h1): validate it once our protos carry DownstreamTlsContext.
+  std::string downstream_tls_context;
+  bool operator==(const FilterChainData& o) const {
+    return http_connection_manager == o.http_connection_manager &&
+           downstream_tls_context == o.downstream_tls_context;
+  }
+  Json::Value ToJson() const;
+};
+
+// The server form (A36).
+struct ServerListener {
+  std::string address;  // "ip:port" ("[v6]:port"), from the SocketAddress
+  FilterChainMap filter_chain_map;
+  // The chains the map can select, in input order (chains that can never
+  // match are left out); the map's leaves index into this list.
+  std::vector<FilterChainData> filter_chains;
+  std::optional<FilterChainData> default_filter_chain;
+  bool operator==(const ServerListener& o) const {
+    return address == o.address && filter_chain_map == o.filter_chain_map &&
+           filter_chains == o.filter_chains &&
+           default_filter_chain == o.default_filter_chain;
+  }
+};
+
+struct Listener {
+  std::string name;
+  std::variant<ApiListener, ServerListener> listener;
+  bool operator==(const Listener& o) const {
+    return name == o.name && listener == o.listener;
+  }
+  bool operator!=(const Listener& o) const { return !(*this == o); }
+  Json::Value ToJson() const;
+};
+
+}  // namespace resources
+}  // namespace xdsfed
+
+#endif  // XDSFED_LIB_RESOURCES_LISTENER_H_

@@ -1,0 +1,54 @@
+// Internal helpers shared by the Listener, HttpConnectionManager and
+// RouteConfiguration validators (not part of the public API):
+//
+//   ValidationErrors errors;
+//   std::optional<ProtoDuration> d = internal::ParseDuration(proto, &errors);
+//   std::optional<std::string> type =
+//       internal::ExtensionTypeName(any, &errors);  // TypedStruct unwrapped
+#ifndef XDSFED_LIB_RESOURCES_ROUTE_CONFIG_UTIL_H_
+#define XDSFED_LIB_RESOURCES_ROUTE_CONFIG_UTIL_H_
+
+#include <optional>
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "google/protobuf/any.pb.h"
+#include "google/protobuf/duration.pb.h"
+#include "google/protobuf/map.h"
+#include "lib/base/validation_errors.h"
+#include "lib/resources/route_config.h"
+
+namespace xdsfed {
+namespace resources {
+namespace internal {
+
+inline constexpr absl::string_view kRouterFilterType =
+    "envoy.extensions.filters.http.router.v3.Router";
+inline constexpr absl::string_view kHttpConnectionManagerType =
+    "envoy.extensions.filters.network.http_connection_manager.v3."
+    "HttpConnectionManager";
+
+// Checks the proto's range (as gRPC's ParseDuration does); errors go under
+// ".seconds" / ".nanos".
+ProtoDuration ParseDuration(const google::protobuf::Duration& proto,
+                            ValidationErrors* errors);
+
+// The message type an extension's Any holds: the part of type_url after its
+// last '/', looking through udpa.type.v1.TypedStruct and
+// xds.type.v3.TypedStruct wrappers. Errors go under ".type_url" (or
+// ".value[<wrapper>]..."); nullopt on error.
+std::optional<std::string> ExtensionTypeName(const google::protobuf::Any& any,
+                                             ValidationErrors* errors);
+
+// Validates a typed_per_filter_config map as gRPC does for the filters we
+// support (only the router, which accepts no override): every entry must be
+// optional or fail. Nothing is kept, so there is no result.
+void ValidateTypedPerFilterConfig(
+    const google::protobuf::Map<std::string, google::protobuf::Any>& map,
+    ValidationErrors* errors);
+
+}  // namespace internal
+}  // namespace resources
+}  // namespace xdsfed
+
+#endif  // XDSFED_LIB_RESOURCES_ROUTE_CONFIG_UTIL_H_

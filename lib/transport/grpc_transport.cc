@@ -1,0 +1,453 @@
+// GrpcXdsTransport over grpc++ 1.51.
+//
+// Threading. grpc++ runs reactions (OnReadDone, OnWriteDone, OnDone) on its
+// own threads, possibly concurrently, and may run one inline inside the
+// Start*/TryCancel call that caused it. So:
+//   - no lock is held while calling into grpc++;
+//   - handler callbacks go through a per-call event queue drained by one
+//     thread at a time (whoever finds it idle), which keeps them ordered and
+//     never concurrent, and lets a handler call SendMessage/Orphan re-entrantly
+//     (a nested event is queued and run after the current one returns);
+//   - a call is reference counted (the caller's StreamingCallPtr, grpc++ until
+//     OnDone, and briefly a destroying transport), and deletes itself, with
+//     its handler, when the last reference goes.
+// One hold keeps the write flow open for SendMessage calls made outside
+// reactions; it is released once the read loop has ended and no write is in
+// flight, after which grpc++ can complete the call and run OnDone.
+#include "lib/transport/grpc_transport.h"
+
+#include <atomic>
+#include <cstdio>
+#include <deque>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
+#include "absl/synchronization/mutex.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/generic/generic_stub.h"
+#include "grpcpp/grpcpp.h"
+#include "grpcpp/security/credentials.h"
+#include "grpcpp/security/tls_certificate_provider.h"
+#include "grpcpp/security/tls_credentials_options.h"
+
+namespace xdsfed::transport {
+namespace {
+
+using client::StreamingCall;
+
+// The file_watcher provider's default refresh interval (gRPC C-core).
+constexpr unsigned int kDefaultTlsRefreshSeconds = 600;
+
+bool FileReadable(const std::string& path) {
+  FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return false;
+  std::fclose(file);
+  return true;
+}
+
+absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> TlsCreds(
+    const XdsServerConfig& server) {
+  const Json::Value& config = server.channel_creds_config();
+  const std::string prefix =
+      absl::StrCat("tls channel creds for ", server.server_uri(), ": ");
+  std::string files[3];  // ca, certificate, key
+  const char* const kKeys[3] = {"ca_certificate_file", "certificate_file",
+                                "private_key_file"};
+  for (int i = 0; i < 3; ++i) {
+    if (!config.isMember(kKeys[i])) continue;
+    if (!config[kKeys[i]].isString()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(prefix, kKeys[i], " is not a string"));
+    }
+    files[i] = config[kKeys[i]].asString();
+    // The file watcher would only log unreadable files and retry forever;
+    // failing here tells the user which path is wrong.
+    if (!FileReadable(files[i])) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          prefix, "cannot read ", kKeys[i], " \"", files[i], "\""));
+    }
+  }
+  if (files[1].empty() != files[2].empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        prefix, "certificate_file and private_key_file must be set together"));
+  }
+  unsigned int refresh_seconds = kDefaultTlsRefreshSeconds;
+  if (config.isMember("refresh_interval")) {
+    // A protobuf JSON Duration: decimal seconds with an "s" suffix.
+    const Json::Value& value = config["refresh_interval"];
+    absl::string_view text = value.isString() ? value.asCString() : "";
+    double seconds = 0;
+    if (!absl::ConsumeSuffix(&text, "s") || !absl::SimpleAtod(text, &seconds) ||
+        !(seconds >= 1 && seconds <= 86400 * 365)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          prefix,
+          "refresh_interval must be a duration such as \"600s\" (1s or more)"));
+    }
+    refresh_seconds = static_cast<unsigned int>(seconds);
+  }
+  grpc::experimental::TlsChannelCredentialsOptions options;
+  if (!files[0].empty() || !files[1].empty()) {
+    auto provider =
+        std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
+            files[2], files[1], files[0], refresh_seconds);
+    options.set_certificate_provider(std::move(provider));
+    // Without ca_certificate_file the system roots verify the server.
+    if (!files[0].empty()) options.watch_root_certs();
+    if (!files[1].empty()) options.watch_identity_key_cert_pairs();
+  }
+  std::shared_ptr<grpc::ChannelCredentials> creds =
+      grpc::experimental::TlsCredentials(options);
+  if (creds == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(prefix, "grpc++ rejected the TLS options"));
+  }
+  return creds;
+}
+
+absl::Status ToAbslStatus(const grpc::Status& status) {
+  return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+                      status.error_message());
+}
+
+class GrpcStreamingCall;
+
+// What a transport shares with its calls, which may outlive it.
+struct CallRegistry {
+  absl::Mutex mu;
+  absl::flat_hash_set<GrpcStreamingCall*> calls ABSL_GUARDED_BY(mu);
+};
+
+class GrpcStreamingCall final
+    : public StreamingCall,
+      public grpc::ClientBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
+ public:
+  GrpcStreamingCall(std::shared_ptr<CallRegistry> registry,
+                    std::unique_ptr<EventHandler> handler)
+      : registry_(std::move(registry)), handler_(std::move(handler)) {}
+
+  // Registers the call (so a destroyed transport can cancel it) and starts
+  // it: a read is always pending, writes start as SendMessage queues them.
+  void Start(grpc::GenericStub* stub, const std::string& method) {
+    {
+      absl::MutexLock lock(&registry_->mu);
+      registry_->calls.insert(this);
+    }
+    stub->PrepareBidiStreamingCall(&context_, method, grpc::StubOptions(),
+                                   this);
+    AddHold();  // the write flow, see the file comment
+    StartRead(&read_buffer_);
+    StartCall();
+  }
+
+  void SendMessage(std::string payload) override {
+    const grpc::ByteBuffer* write = nullptr;
+    {
+      absl::MutexLock lock(&mu_);
+      if (writes_closed_) return;  // the call ended: ignored, as documented
+      grpc::Slice slice(payload);
+      writes_.emplace_back(&slice, 1);
+      write = ClaimWriteLocked();
+    }
+    if (write != nullptr) StartWrite(write);
+  }
+
+  void Orphan() override {
+    Cancel();
+    Unref();
+  }
+
+  void Cancel() {
+    {
+      absl::MutexLock lock(&mu_);
+      if (done_) return;
+    }
+    context_.TryCancel();
+  }
+
+  // Called with registry_->mu held, while the call is registered (so grpc++'s
+  // reference keeps it alive).
+  void Ref() { refs_.fetch_add(1, std::memory_order_relaxed); }
+  void Unref() {
+    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  }
+
+ private:
+  struct Event {
+    enum Kind { kSent, kRecv, kStatus } kind;
+    bool ok = false;
+    std::string payload;
+    absl::Status status;
+  };
+
+  ~GrpcStreamingCall() override = default;
+
+  const grpc::ByteBuffer* ClaimWriteLocked()
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (writing_ || writes_.empty()) return nullptr;
+    writing_ = true;
+    return &writes_.front();
+  }
+
+  // Once reads are over the call is over: queued messages will never go out.
+  // Returns whether the write hold should now be released.
+  bool CloseWritesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (writes_closed_ || writing_ || !ended_) return false;
+    writes_closed_ = true;
+    for (size_t i = 0; i < writes_.size(); ++i) {
+      events_.push_back(Event{Event::kSent, false});
+    }
+    writes_.clear();
+    return true;
+  }
+
+  void OnReadDone(bool ok) override {
+    bool release_hold = false;
+    {
+      absl::MutexLock lock(&mu_);
+      if (ok) {
+        events_.push_back(Event{Event::kRecv, true, FlattenReadBuffer()});
+      } else {
+        ended_ = true;
+        release_hold = CloseWritesLocked();
+      }
+    }
+    Drain();
+    if (ok) {
+      StartRead(&read_buffer_);
+    } else if (release_hold) {
+      RemoveHold();
+    }
+  }
+
+  void OnWriteDone(bool ok) override {
+    const grpc::ByteBuffer* write = nullptr;
+    bool release_hold = false;
+    {
+      absl::MutexLock lock(&mu_);
+      writing_ = false;
+      writes_.pop_front();
+      events_.push_back(Event{Event::kSent, ok});
+      if (!ok) ended_ = true;  // a write fails only on a dead call
+      write = ended_ ? nullptr : ClaimWriteLocked();
+      release_hold = CloseWritesLocked();
+    }
+    Drain();
+    if (write != nullptr) StartWrite(write);
+    if (release_hold) RemoveHold();
+  }
+
+  void OnDone(const grpc::Status& status) override {
+    {
+      absl::MutexLock lock(&registry_->mu);
+      registry_->calls.erase(this);
+    }
+    {
+      absl::MutexLock lock(&mu_);
+      done_ = true;
+      events_.push_back(Event{Event::kStatus, false, "", ToAbslStatus(status)});
+    }
+    Drain();
+    Unref();
+  }
+
+  // One copy from the (possibly fragmented) buffer into contiguous bytes.
+  std::string FlattenReadBuffer() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    std::string out;
+    std::vector<grpc::Slice> slices;
+    if (read_buffer_.Dump(&slices).ok()) {
+      out.reserve(read_buffer_.Length());
+      for (const grpc::Slice& slice : slices) {
+        out.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+      }
+    }
+    read_buffer_.Clear();
+    return out;
+  }
+
+  // Runs queued events unless another thread (or an outer frame of this one)
+  // already is: callbacks stay ordered and never overlap.
+  void Drain() {
+    {
+      absl::MutexLock lock(&mu_);
+      if (draining_) return;
+      draining_ = true;
+    }
+    while (true) {
+      Event event;
+      {
+        absl::MutexLock lock(&mu_);
+        if (events_.empty()) {
+          draining_ = false;
+          return;
+        }
+        event = std::move(events_.front());
+        events_.pop_front();
+      }
+      switch (event.kind) {
+        case Event::kSent:
+          handler_->OnRequestSent(event.ok);
+          break;
+        case Event::kRecv:
+          handler_->OnRecvMessage(event.payload);
+          break;
+        case Event::kStatus:
+          handler_->OnStatusReceived(std::move(event.status));
+          break;
+      }
+    }
+  }
+
+  const std::shared_ptr<CallRegistry> registry_;
+  const std::unique_ptr<EventHandler> handler_;
+  grpc::ClientContext context_;
+  grpc::ByteBuffer read_buffer_;  // only touched by the read reactions
+  // The caller's reference and grpc++'s (until OnDone).
+  std::atomic<int> refs_{2};
+
+  absl::Mutex mu_;
+  std::deque<grpc::ByteBuffer> writes_
+      ABSL_GUARDED_BY(mu_);  // front: in flight
+  bool writing_ ABSL_GUARDED_BY(mu_) = false;
+  // The call is over: a read or a write failed.
+  bool ended_ ABSL_GUARDED_BY(mu_) = false;
+  bool writes_closed_ ABSL_GUARDED_BY(mu_) = false;
+  bool done_ ABSL_GUARDED_BY(mu_) = false;
+  std::deque<Event> events_ ABSL_GUARDED_BY(mu_);
+  bool draining_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+// The connectivity watcher's state, shared with its thread so that the thread
+// may outlive a transport destroyed from inside the callback.
+struct Watcher {
+  std::shared_ptr<grpc::Channel> channel;
+  std::function<void(absl::Status)> on_failure;
+  std::string server_uri;
+  absl::Duration poll_interval;
+  std::atomic<bool> stop{false};
+
+  void Run() {
+    // try_to_connect: an xDS channel connects eagerly, so an unreachable
+    // server is reported even before the first stream.
+    grpc_connectivity_state last = channel->GetState(/*try_to_connect=*/true);
+    while (!stop.load()) {
+      if (last == GRPC_CHANNEL_IDLE) channel->GetState(true);
+      if (!channel->WaitForStateChange(
+              last, absl::ToChronoTime(absl::Now() + poll_interval))) {
+        continue;
+      }
+      grpc_connectivity_state now = channel->GetState(false);
+      if (now == last) continue;
+      last = now;
+      if (now == GRPC_CHANNEL_TRANSIENT_FAILURE && !stop.load()) {
+        on_failure(absl::UnavailableError(absl::StrCat(
+            "xds channel to ", server_uri, " is in TRANSIENT_FAILURE")));
+      }
+    }
+  }
+};
+
+class GrpcXdsTransport final : public client::XdsTransport {
+ public:
+  GrpcXdsTransport(std::shared_ptr<grpc::Channel> channel,
+                   std::shared_ptr<Watcher> watcher)
+      : stub_(std::move(channel)),
+        registry_(std::make_shared<CallRegistry>()),
+        watcher_(std::move(watcher)) {
+    if (watcher_->on_failure) {
+      watcher_thread_ = std::thread([w = watcher_] { w->Run(); });
+    }
+  }
+
+  ~GrpcXdsTransport() override {
+    watcher_->stop.store(true);
+    if (watcher_thread_.joinable()) {
+      if (watcher_thread_.get_id() == std::this_thread::get_id()) {
+        watcher_thread_.detach();  // destroyed from inside the callback
+      } else {
+        watcher_thread_.join();
+      }
+    }
+    // Cancel outside the registry lock: a cancelled call may finish inline.
+    std::vector<GrpcStreamingCall*> calls;
+    {
+      absl::MutexLock lock(&registry_->mu);
+      for (GrpcStreamingCall* call : registry_->calls) {
+        call->Ref();
+        calls.push_back(call);
+      }
+    }
+    for (GrpcStreamingCall* call : calls) {
+      call->Cancel();
+      call->Unref();
+    }
+  }
+
+  client::StreamingCallPtr CreateStreamingCall(
+      absl::string_view method,
+      std::unique_ptr<StreamingCall::EventHandler> handler) override {
+    auto* call = new GrpcStreamingCall(registry_, std::move(handler));
+    call->Start(&stub_, std::string(method));
+    return client::StreamingCallPtr(call);
+  }
+
+ private:
+  grpc::GenericStub stub_;  // holds the channel
+  std::shared_ptr<CallRegistry> registry_;
+  std::shared_ptr<Watcher> watcher_;
+  std::thread watcher_thread_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>>
+CreateChannelCredentials(const XdsServerConfig& server) {
+  const std::string& type = server.channel_creds_type();
+  if (type == "insecure") return grpc::InsecureChannelCredentials();
+  if (type == "google_default") {
+    std::shared_ptr<grpc::ChannelCredentials> creds =
+        grpc::GoogleDefaultCredentials();
+    if (creds == nullptr) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("google_default channel creds for ", server.server_uri(),
+                       ": no application default credentials found"));
+    }
+    return creds;
+  }
+  if (type == "tls") return TlsCreds(server);
+  return absl::InvalidArgumentError(absl::StrCat(
+      "channel creds for ", server.server_uri(), ": unsupported type \"", type,
+      "\"; expected insecure, google_default or tls"));
+}
+
+absl::StatusOr<std::unique_ptr<client::XdsTransport>>
+GrpcXdsTransportFactory::Create(
+    const XdsServerConfig& server,
+    std::function<void(absl::Status)> on_connectivity_failure) {
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> creds =
+      CreateChannelCredentials(server);
+  if (!creds.ok()) return creds.status();
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(options_.max_receive_message_bytes);
+  args.SetInt(
+      GRPC_ARG_KEEPALIVE_TIME_MS,
+      static_cast<int>(absl::ToInt64Milliseconds(options_.keepalive_time)));
+  auto watcher = std::make_shared<Watcher>();
+  watcher->channel =
+      grpc::CreateCustomChannel(server.server_uri(), *creds, args);
+  watcher->on_failure = std::move(on_connectivity_failure);
+  watcher->server_uri = server.server_uri();
+  watcher->poll_interval = options_.state_poll_interval;
+  std::shared_ptr<grpc::Channel> channel = watcher->channel;
+  return std::make_unique<GrpcXdsTransport>(std::move(channel),
+                                            std::move(watcher));
+}
+
+}  // namespace xdsfed::transport

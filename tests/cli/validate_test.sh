@@ -1,0 +1,67 @@
+#!/bin/sh
+# `xdsfed validate` against examples/resources (CLI.md §validate): output
+# keys, exit codes, "@type" checks, binary .pb input, and a Listener whose
+# HttpConnectionManager and Router arrive as Anys (their types must be linked
+# into the binary for the JSON parser to resolve them).
+# Usage: tests/cli/validate_test.sh [BUILD_DIR]   (default: build)
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+case "${1:-build}" in
+  /*) xdsfed="$1/bin/xdsfed" ;;
+  *) xdsfed="$root/${1:-build}/bin/xdsfed" ;;
+esac
+ex="$root/examples/resources"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+# expect NAME WANT_EXIT WANT_SUBSTRING COMMAND...
+expect() {
+  name=$1 want_rc=$2 want=$3
+  shift 3
+  out=$("$@" 2>&1)
+  rc=$?
+  if [ "$rc" != "$want_rc" ]; then
+    echo "FAIL $name: exit $rc, want $want_rc: $out"
+    failures=$((failures + 1))
+  elif ! printf '%s' "$out" | grep -qF -- "$want"; then
+    echo "FAIL $name: output lacks $want: $out"
+    failures=$((failures + 1))
+  else
+    echo "ok   $name"
+  fi
+}
+
+expect "valid EDS cluster" 0 '"resource":{"eds_service_name":"endpoints-a"' \
+  "$xdsfed" validate --type Cluster "$ex/cluster_eds.json"
+expect "aggregate cluster via Any" 0 '"prioritized_cluster_names":["cluster-a","cluster-dns"]' \
+  "$xdsfed" validate --type cds "$ex/cluster_aggregate.json"
+expect "invalid cluster, federation on" 1 'field:eds_cluster_config.service_name error:must be set if Cluster resource has an xdstp name' \
+  "$xdsfed" validate --federation=on --type Cluster "$ex/cluster_invalid.json"
+expect "xdstp rule off without federation" 1 '"valid":false' \
+  "$xdsfed" validate --federation=off --type Cluster "$ex/cluster_invalid.json"
+expect "endpoints" 0 '"parts_per_million":50000' \
+  "$xdsfed" validate --type ClusterLoadAssignment "$ex/endpoints.json"
+expect "invalid endpoints" 1 'field:policy.drop_overloads[0].category error:empty drop category name' \
+  "$xdsfed" validate --type eds "$ex/endpoints_invalid.json"
+expect "listener with HCM and Router Anys" 0 '"name":"server.example.com"' \
+  "$xdsfed" validate --type Listener "$ex/listener_api.json"
+expect "route configuration" 0 '"name":"route-a"' \
+  "$xdsfed" validate --type RouteConfiguration "$ex/route_config.json"
+expect "@type must match --type" 1 '"@type\" is \"type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment\"' \
+  "$xdsfed" validate --type Cluster "$ex/endpoints.json"
+printf '{"name":"c","no_such_field":1}' > "$tmp/unknown.json"
+expect "unknown JSON field" 1 'invalid proto3 JSON for envoy.config.cluster.v3.Cluster' \
+  "$xdsfed" validate --type Cluster "$tmp/unknown.json"
+# Binary: the fuzz seed minus its flag byte is a serialized Cluster.
+tail -c +2 "$root/fuzz/corpus/cluster_decoder_fuzzer/cluster_logical_dns" > "$tmp/dns.pb"
+expect "binary .pb" 0 '"dns_host":"dns.example.com"' \
+  "$xdsfed" validate --type Cluster "$tmp/dns.pb"
+expect "missing file" 2 'cannot open' \
+  "$xdsfed" validate --type Cluster "$tmp/none.json"
+expect "unknown type" 2 'unknown resource type' \
+  "$xdsfed" validate --type Secret "$ex/cluster_eds.json"
+expect "no --type" 2 '--type is required' \
+  "$xdsfed" validate "$ex/cluster_eds.json"
+
+[ "$failures" = 0 ] && echo "all passed" || { echo "$failures failed"; exit 1; }

@@ -1,0 +1,254 @@
+// Interop with a real gRPC stack: Debian's gRPC C++ 1.51 runs its OWN xDS
+// client (an `xds:` channel, bootstrap pointing at `xdsfed control-plane`)
+// and completes an RPC to a loopback backend through the Listener ->
+// RouteConfiguration -> Cluster -> ClusterLoadAssignment our control plane
+// serves. This proves our protos and our ADS server speak real xDS.
+//
+// gRPC reads its bootstrap once per process and keeps one XdsClient, so each
+// TEST runs in its own process (gtest_discover_tests gives every TEST its own
+// ctest entry) and sets the environment before creating its channel.
+#include <cstdlib>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/substitute.h"
+#include "grpcpp/generic/async_generic_service.h"
+#include "grpcpp/generic/generic_stub.h"
+#include "grpcpp/grpcpp.h"
+#include "grpcpp/support/byte_buffer.h"
+#include "gtest/gtest.h"
+#include "tools/control_plane/control_plane.h"
+
+namespace xdsfed {
+namespace {
+
+constexpr char kEchoMethod[] = "/xdsfed.test.Echo/Echo";
+
+// Answers every call with the bytes it received.
+class EchoService : public grpc::CallbackGenericService {
+  class Reactor : public grpc::ServerGenericBidiReactor {
+   public:
+    Reactor() { StartRead(&message_); }
+    void OnReadDone(bool ok) override {
+      if (!ok) {
+        Finish(grpc::Status::OK);
+        return;
+      }
+      StartWrite(&message_);
+    }
+    void OnWriteDone(bool /*ok*/) override { Finish(grpc::Status::OK); }
+    void OnDone() override { delete this; }
+
+   private:
+    grpc::ByteBuffer message_;
+  };
+
+  grpc::ServerGenericBidiReactor* CreateReactor(
+      grpc::GenericCallbackServerContext* /*context*/) override {
+    return new Reactor();
+  }
+};
+
+struct Backend {
+  EchoService service;
+  std::unique_ptr<grpc::Server> server;
+  int port = 0;
+
+  void Start() {
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                             &port);
+    builder.RegisterCallbackGenericService(&service);
+    server = builder.BuildAndStart();
+    ASSERT_NE(server, nullptr);
+    ASSERT_GT(port, 0);
+  }
+};
+
+struct RunningControlPlane {
+  std::unique_ptr<control_plane::ControlPlane> server;
+  int port = 0;
+};
+
+RunningControlPlane StartControlPlane(absl::string_view snapshot_json) {
+  control_plane::ControlPlane::Options options;
+  options.listen = "127.0.0.1:0";
+  auto cp = std::make_unique<control_plane::ControlPlane>(options);
+  absl::StatusOr<control_plane::Snapshot> snapshot =
+      control_plane::ParseSnapshot(snapshot_json);
+  EXPECT_TRUE(snapshot.ok()) << snapshot.status();
+  if (!snapshot.ok()) return {};
+  cp->SetSnapshot(*std::move(snapshot));
+  absl::StatusOr<int> port = cp->Start();
+  EXPECT_TRUE(port.ok()) << port.status();
+  if (!port.ok()) return {};
+  return {std::move(cp), *port};
+}
+
+// The four resources of one chain. Names are given whole, so the same text
+// serves old-style and xdstp:// names.
+std::string ListenerJson(absl::string_view name, absl::string_view route) {
+  return absl::Substitute(
+      R"("$0":{"api_listener":{"api_listener":{
+  "@type":"type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
+  "rds":{"config_source":{"ads":{}},"route_config_name":"$1"},
+  "http_filters":[{"name":"router","typed_config":{
+    "@type":"type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"}}]}}})",
+      name, route);
+}
+std::string RouteJson(absl::string_view name, absl::string_view cluster) {
+  return absl::Substitute(
+      R"("$0":{"virtual_hosts":[{"name":"vh","domains":["*"],
+  "routes":[{"match":{"prefix":""},"route":{"cluster":"$1"}}]}]})",
+      name, cluster);
+}
+std::string ClusterJson(absl::string_view name, absl::string_view eds_name) {
+  return absl::Substitute(
+      R"("$0":{"type":"EDS","eds_cluster_config":{"eds_config":{"ads":{}},
+  "service_name":"$1"}})",
+      name, eds_name);
+}
+std::string EndpointJson(absl::string_view name, int port) {
+  return absl::Substitute(
+      R"("$0":{"endpoints":[{"locality":{"region":"r1","zone":"z1"},
+  "load_balancing_weight":1,"lb_endpoints":[{"endpoint":{"address":{
+  "socket_address":{"address":"127.0.0.1","port_value":$1}}}}]}]})",
+      name, port);
+}
+
+std::string SnapshotJson(absl::string_view listeners, absl::string_view routes,
+                         absl::string_view clusters,
+                         absl::string_view endpoints) {
+  return absl::StrCat(R"({"version":"1","resources":{)",
+                      R"("envoy.config.listener.v3.Listener":{)", listeners,
+                      "},", R"("envoy.config.route.v3.RouteConfiguration":{)",
+                      routes, "},", R"("envoy.config.cluster.v3.Cluster":{)",
+                      clusters, "},",
+                      R"("envoy.config.endpoint.v3.ClusterLoadAssignment":{)",
+                      endpoints, "}}}");
+}
+
+std::string ServerJson(int port) {
+  return absl::StrCat(R"({"server_uri":"127.0.0.1:)", port,
+                      R"(","channel_creds":[{"type":"insecure"}],)",
+                      R"("server_features":["xds_v3"]})");
+}
+
+// One unary echo over `target`, waiting for the xDS config to arrive.
+grpc::Status Echo(absl::string_view target, std::string* reply) {
+  std::shared_ptr<grpc::Channel> channel = grpc::CreateChannel(
+      std::string(target), grpc::InsecureChannelCredentials());
+  grpc::GenericStub stub(channel);
+  grpc::ClientContext context;
+  context.set_wait_for_ready(true);
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::seconds(30));
+  grpc::Slice slice(std::string("ping"));
+  grpc::ByteBuffer request(&slice, 1);
+  grpc::ByteBuffer response;
+  grpc::CompletionQueue cq;
+  std::unique_ptr<grpc::GenericClientAsyncResponseReader> call =
+      stub.PrepareUnaryCall(&context, kEchoMethod, request, &cq);
+  call->StartCall();
+  grpc::Status status;
+  call->Finish(&response, &status, reinterpret_cast<void*>(1));
+  void* tag = nullptr;
+  bool ok = false;
+  EXPECT_TRUE(cq.Next(&tag, &ok));
+  if (status.ok()) {
+    std::vector<grpc::Slice> slices;
+    (void)response.Dump(&slices);
+    reply->clear();
+    for (const grpc::Slice& s : slices) {
+      reply->append(reinterpret_cast<const char*>(s.begin()), s.size());
+    }
+  }
+  return status;
+}
+
+// The type URLs gRPC's client asked `cp` for, from its request log; every
+// request must come from our bootstrap's node.
+std::set<std::string> TypesRequested(const RunningControlPlane& cp) {
+  std::set<std::string> types;
+  for (const Json::Value& request : cp.server->RequestLog()) {
+    EXPECT_EQ(request["node_id"].asString(), "xdsfed-interop");
+    types.insert(request["type_url"].asString());
+  }
+  return types;
+}
+
+constexpr char kLds[] = "type.googleapis.com/envoy.config.listener.v3.Listener";
+constexpr char kRds[] =
+    "type.googleapis.com/envoy.config.route.v3.RouteConfiguration";
+constexpr char kCds[] = "type.googleapis.com/envoy.config.cluster.v3.Cluster";
+constexpr char kEds[] =
+    "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment";
+
+// Old-style names, one control plane: the plain xDS path of gRPC 1.51.
+TEST(GrpcInteropTest, OldStyleChainThroughOurControlPlane) {
+  Backend backend;
+  ASSERT_NO_FATAL_FAILURE(backend.Start());
+  auto cp = StartControlPlane(SnapshotJson(
+      ListenerJson("server.example.com", "route-a"),
+      RouteJson("route-a", "cluster-a"), ClusterJson("cluster-a", "eds-a"),
+      EndpointJson("eds-a", backend.port)));
+  ASSERT_NE(cp.server, nullptr);
+
+  const std::string bootstrap =
+      absl::StrCat(R"({"xds_servers":[)", ServerJson(cp.port),
+                   R"(],"node":{"id":"xdsfed-interop"}})");
+  setenv("GRPC_XDS_BOOTSTRAP_CONFIG", bootstrap.c_str(), 1);
+
+  std::string reply;
+  grpc::Status status = Echo("xds:///server.example.com", &reply);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(reply, "ping");
+  EXPECT_EQ(TypesRequested(cp),
+            (std::set<std::string>{kLds, kRds, kCds, kEds}));
+}
+
+// A47 federation in gRPC 1.51 against two of our control planes: authority
+// a.example (Listener, RouteConfiguration) on one, b.example (Cluster,
+// ClusterLoadAssignment) on the other; every name is xdstp://.
+TEST(GrpcInteropTest, FederatedChainAcrossTwoControlPlanes) {
+  Backend backend;
+  ASSERT_NO_FATAL_FAILURE(backend.Start());
+  const std::string listener =
+      "xdstp://a.example/envoy.config.listener.v3.Listener/svc";
+  const std::string route =
+      "xdstp://a.example/envoy.config.route.v3.RouteConfiguration/route-a";
+  const std::string cluster =
+      "xdstp://b.example/envoy.config.cluster.v3.Cluster/cluster-b";
+  const std::string eds =
+      "xdstp://b.example/envoy.config.endpoint.v3.ClusterLoadAssignment/"
+      "eds-b";
+  auto cp_a = StartControlPlane(SnapshotJson(
+      ListenerJson(listener, route), RouteJson(route, cluster), "", ""));
+  auto cp_b = StartControlPlane(SnapshotJson("", "", ClusterJson(cluster, eds),
+                                             EndpointJson(eds, backend.port)));
+  ASSERT_NE(cp_a.server, nullptr);
+  ASSERT_NE(cp_b.server, nullptr);
+
+  // The top-level server is cp_b on purpose: nothing old-style is asked for,
+  // and a.example must use its own server.
+  const std::string bootstrap = absl::StrCat(
+      R"({"xds_servers":[)", ServerJson(cp_b.port),
+      R"(],"node":{"id":"xdsfed-interop"},"authorities":{)",
+      R"("a.example":{"xds_servers":[)", ServerJson(cp_a.port), "]},",
+      R"("b.example":{"xds_servers":[)", ServerJson(cp_b.port), "]}}}");
+  setenv("GRPC_XDS_BOOTSTRAP_CONFIG", bootstrap.c_str(), 1);
+  setenv("GRPC_EXPERIMENTAL_XDS_FEDERATION", "true", 1);
+
+  std::string reply;
+  grpc::Status status = Echo("xds://a.example/svc", &reply);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(reply, "ping");
+  // Each authority's resources were fetched from its own server.
+  EXPECT_EQ(TypesRequested(cp_a), (std::set<std::string>{kLds, kRds}));
+  EXPECT_EQ(TypesRequested(cp_b), (std::set<std::string>{kCds, kEds}));
+}
+
+}  // namespace
+}  // namespace xdsfed

@@ -1,0 +1,724 @@
+// ControlPlane: ADS state of the world and LRS over grpc++'s callback API.
+//
+// One mutex (Impl::mu_) guards everything: the snapshot, every stream's
+// subscriptions and write queue, and the logs. A test server needs no more,
+// and one lock makes "compute a response, queue it" atomic with respect to
+// snapshot changes, so versions go out in order on every stream.
+//
+// grpc++ may run a reaction inline inside the Start*/Finish call that
+// triggered it, so those calls are always made after the lock is released.
+// A stream is kept alive across that gap by its own state: Finish() (after
+// which grpc++ may delete the reactor) is called only when no write is in
+// flight, and a write is marked in flight under the lock before StartWrite.
+#include "tools/control_plane/control_plane.h"
+
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <deque>
+#include <set>
+#include <thread>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "envoy/service/discovery/v3/ads.grpc.pb.h"
+#include "envoy/service/discovery/v3/discovery.pb.h"
+#include "envoy/service/load_stats/v3/lrs.grpc.pb.h"
+#include "envoy/service/load_stats/v3/lrs.pb.h"
+#include "google/protobuf/util/json_util.h"
+#include "grpcpp/grpcpp.h"
+#include "lib/json/json_reader.h"
+#include "lib/name/resource_name.h"
+
+namespace xdsfed::control_plane {
+namespace {
+
+using envoy::service::discovery::v3::DiscoveryRequest;
+using envoy::service::discovery::v3::DiscoveryResponse;
+using envoy::service::load_stats::v3::LoadStatsRequest;
+using envoy::service::load_stats::v3::LoadStatsResponse;
+
+constexpr absl::Duration kPollInterval = absl::Milliseconds(200);
+
+absl::string_view TypeNameOf(absl::string_view type_url) {
+  size_t slash = type_url.rfind('/');
+  return slash == absl::string_view::npos ? type_url
+                                          : type_url.substr(slash + 1);
+}
+
+// Names are matched in canonical form, so a client may spell an xdstp name
+// differently from the snapshot (param order, percent-encoding). Names that
+// do not parse as xdstp are matched exactly.
+std::string MatchKey(absl::string_view name) {
+  absl::StatusOr<std::string> normalized =
+      NormalizeResourceName(name, /*federation=*/true);
+  return normalized.ok() ? *std::move(normalized) : std::string(name);
+}
+
+// LDS and CDS treat an empty name list as "all resources" (the legacy
+// wildcard); any type treats "*" so.
+bool EmptyMeansWildcard(absl::string_view type_name) {
+  return type_name == "envoy.config.listener.v3.Listener" ||
+         type_name == "envoy.config.cluster.v3.Cluster";
+}
+
+// The snapshot plus, per type, its resources by canonical name.
+struct IndexedSnapshot {
+  Snapshot snapshot;
+  struct Entry {
+    const std::string* name;  // the snapshot's key
+    const SnapshotResource* resource;
+  };
+  std::map<std::string, std::map<std::string, Entry>, std::less<>> by_key;
+
+  explicit IndexedSnapshot(Snapshot s) : snapshot(std::move(s)) {
+    for (const auto& [type, resources] : snapshot.resources) {
+      auto& index = by_key[type];
+      for (const auto& [name, resource] : resources) {
+        index.emplace(MatchKey(name), Entry{&name, &resource});
+      }
+    }
+  }
+};
+
+struct FileState {
+  bool exists = false;
+  int64_t size = 0;
+  int64_t mtime_ns = 0;
+  uint64_t inode = 0;
+  bool operator==(const FileState& o) const {
+    return exists == o.exists && size == o.size && mtime_ns == o.mtime_ns &&
+           inode == o.inode;
+  }
+};
+
+FileState StatFile(const std::string& path) {
+  struct stat st;
+  FileState state;
+  if (stat(path.c_str(), &st) != 0) return state;
+  state.exists = true;
+  state.size = st.st_size;
+  state.mtime_ns = int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec;
+  state.inode = st.st_ino;
+  return state;
+}
+
+absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
+  FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) {
+    return absl::NotFoundError(absl::StrCat("cannot open ", path));
+  }
+  std::string content;
+  char buf[65536];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), file)) > 0)
+    content.append(buf, n);
+  bool failed = std::ferror(file) != 0;
+  std::fclose(file);
+  if (failed) return absl::DataLossError(absl::StrCat("cannot read ", path));
+  return content;
+}
+
+}  // namespace
+
+class ControlPlane::Impl {
+ public:
+  explicit Impl(Options options) : options_(std::move(options)) {}
+  ~Impl() { Shutdown(); }
+
+  absl::StatusOr<int> Start();
+  void Shutdown();
+  void SetSnapshot(Snapshot snapshot);
+
+  template <typename Request, typename Response>
+  class Stream;
+  class AdsStream;
+  class LrsStream;
+  class AdsService;
+  class LrsService;
+
+  const Options options_;
+  mutable absl::Mutex mu_;
+  mutable absl::CondVar changed_;  // a log grew or a stream ended
+  absl::CondVar stop_;             // stopping_ was set
+  std::shared_ptr<const IndexedSnapshot> snapshot_ ABSL_GUARDED_BY(mu_) =
+      std::make_shared<IndexedSnapshot>(Snapshot());
+  absl::flat_hash_set<AdsStream*> ads_streams_ ABSL_GUARDED_BY(mu_);
+  std::vector<Json::Value> requests_ ABSL_GUARDED_BY(mu_);
+  std::vector<Json::Value> load_reports_ ABSL_GUARDED_BY(mu_);
+  int64_t next_stream_id_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t next_nonce_ ABSL_GUARDED_BY(mu_) = 0;
+  int responses_sent_ ABSL_GUARDED_BY(mu_) = 0;
+  // Every ADS response built, and its index by nonce (nonces are unique
+  // server-wide).
+  std::vector<AdsResponseTiming> response_timings_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, size_t> timing_by_nonce_
+      ABSL_GUARDED_BY(mu_);
+  FILE* log_ ABSL_GUARDED_BY(mu_) = nullptr;
+  bool started_ ABSL_GUARDED_BY(mu_) = false;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+
+  std::unique_ptr<AdsService> ads_service_;
+  std::unique_ptr<LrsService> lrs_service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::thread poller_;
+
+ private:
+  void PollSnapshotFile(FileState last);
+  void WriteLogLineLocked(const Json::Value& line)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+ public:
+  void LogLocked(std::vector<Json::Value>* log, Json::Value entry)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    WriteLogLineLocked(entry);
+    log->push_back(std::move(entry));
+    changed_.SignalAll();
+  }
+};
+
+// A server stream with an ordered write queue (one write in flight). The
+// derived class handles each request under mu_ and queues responses.
+template <typename Request, typename Response>
+class ControlPlane::Impl::Stream
+    : public grpc::ServerBidiReactor<Request, Response> {
+ public:
+  Stream(Impl* cp, grpc::CallbackServerContext* context)
+      : cp_(cp), peer_(context->peer()) {}
+
+  // Reads the first request. Called by the derived constructor, once the
+  // object is complete, since reactions may start right away.
+  void Begin() { this->StartRead(&request_); }
+
+  // Tells the lock analysis that this stream's server is the caller's (it
+  // cannot see that cp_ is the Impl holding the lock).
+  void AssertServerLockHeld() const ABSL_ASSERT_EXCLUSIVE_LOCK(cp_->mu_) {
+    cp_->mu_.AssertHeld();
+  }
+
+  // Starts `response` if the caller claimed the write slot for it.
+  void Kick(const Response* response) {
+    if (response == nullptr) return;
+    OnWriteStarting(*response);
+    this->StartWrite(response);
+  }
+
+  // Queues a response (dropped if the stream is broken or over).
+  void EnqueueLocked(Response response)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(cp_->mu_) {
+    if (broken_ || finished_) return;
+    queue_.push_back(std::move(response));
+  }
+
+  // The write to start after unlocking, if the write slot was free: the
+  // caller must then Kick() it.
+  const Response* ClaimWriteLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(cp_->mu_) {
+    if (writing_ || broken_ || finished_ || queue_.empty()) return nullptr;
+    writing_ = true;
+    return &queue_.front();
+  }
+
+ protected:
+  virtual ~Stream() = default;
+  virtual void HandleRequestLocked(const Request& request)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(cp_->mu_) = 0;
+  virtual void OnStreamDoneLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(cp_->mu_) {}
+  // Runs (without the lock) just before `response` is handed to grpc++.
+  virtual void OnWriteStarting(const Response& /*response*/) {}
+
+  // When the request being handled was read (for the request log).
+  absl::Time received_at_ ABSL_GUARDED_BY(cp_->mu_);
+
+  Impl* const cp_;
+  const std::string peer_;
+  int64_t id_ ABSL_GUARDED_BY(cp_->mu_) = 0;
+
+ private:
+  // Finish once reads are over and no write is in flight: after Finish the
+  // reactor may be deleted at any time.
+  bool ClaimFinishLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(cp_->mu_) {
+    if (!read_done_ || writing_ || finished_) return false;
+    if (!queue_.empty() && !broken_) return false;
+    finished_ = true;
+    return true;
+  }
+
+  void OnReadDone(bool ok) override {
+    const absl::Time received = absl::Now();
+    const Response* write = nullptr;
+    bool finish = false;
+    {
+      absl::MutexLock lock(&cp_->mu_);
+      if (ok) {
+        received_at_ = received;
+        HandleRequestLocked(request_);
+        write = ClaimWriteLocked();
+      } else {
+        read_done_ = true;
+        finish = ClaimFinishLocked();
+      }
+    }
+    Kick(write);
+    if (ok) this->StartRead(&request_);
+    if (finish) this->Finish(grpc::Status::OK);
+  }
+
+  void OnWriteDone(bool ok) override {
+    const Response* write = nullptr;
+    bool finish = false;
+    {
+      absl::MutexLock lock(&cp_->mu_);
+      writing_ = false;
+      queue_.pop_front();
+      if (!ok) {
+        broken_ = true;
+        queue_.clear();
+      }
+      write = ClaimWriteLocked();
+      finish = write == nullptr && ClaimFinishLocked();
+    }
+    Kick(write);
+    if (finish) this->Finish(grpc::Status::OK);
+  }
+
+  void OnDone() override {
+    {
+      absl::MutexLock lock(&cp_->mu_);
+      OnStreamDoneLocked();
+      cp_->changed_.SignalAll();
+    }
+    delete this;
+  }
+
+  Request request_;                                       // read buffer, reused
+  std::deque<Response> queue_ ABSL_GUARDED_BY(cp_->mu_);  // front: in flight
+  bool writing_ ABSL_GUARDED_BY(cp_->mu_) = false;
+  bool read_done_ ABSL_GUARDED_BY(cp_->mu_) = false;
+  bool broken_ ABSL_GUARDED_BY(cp_->mu_) = false;
+  bool finished_ ABSL_GUARDED_BY(cp_->mu_) = false;
+};
+
+class ControlPlane::Impl::AdsStream
+    : public Stream<DiscoveryRequest, DiscoveryResponse> {
+ public:
+  AdsStream(Impl* cp, grpc::CallbackServerContext* context)
+      : Stream(cp, context) {
+    {
+      absl::MutexLock lock(&cp_->mu_);
+      id_ = ++cp_->next_stream_id_;
+      cp_->ads_streams_.insert(this);
+    }
+    Begin();
+  }
+
+  // Queues a response for every type this stream subscribes to; returns the
+  // write to start after unlocking.
+  const DiscoveryResponse* PushSnapshotLocked()
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(cp_->mu_) {
+    for (auto& [type_url, subscription] : subscriptions_) {
+      if (!subscription.wildcard && subscription.keys.empty()) continue;
+      EnqueueLocked(BuildResponseLocked(type_url, &subscription));
+    }
+    return ClaimWriteLocked();
+  }
+
+ private:
+  struct Subscription {
+    bool wildcard = false;
+    std::set<std::string> keys;  // canonical names
+    std::string last_nonce;
+  };
+
+  void HandleRequestLocked(const DiscoveryRequest& request) override
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(cp_->mu_) {
+    if (node_id_.empty() && request.has_node()) node_id_ = request.node().id();
+    cp_->LogLocked(&cp_->requests_, ToJsonLocked(request));
+    if (!request.response_nonce().empty()) {
+      auto timing = cp_->timing_by_nonce_.find(request.response_nonce());
+      if (timing != cp_->timing_by_nonce_.end()) {
+        AdsResponseTiming& t = cp_->response_timings_[timing->second];
+        if (!t.answered.has_value()) {
+          t.answered = received_at_;
+          t.nacked = request.has_error_detail();
+        }
+      }
+    }
+
+    Subscription next;
+    for (const std::string& name : request.resource_names()) {
+      if (name == "*") {
+        next.wildcard = true;
+      } else {
+        next.keys.insert(MatchKey(name));
+      }
+    }
+    if (request.resource_names().empty() &&
+        EmptyMeansWildcard(TypeNameOf(request.type_url()))) {
+      next.wildcard = true;
+    }
+    auto [it, inserted] = subscriptions_.try_emplace(request.type_url());
+    Subscription& current = it->second;
+    bool changed = inserted || next.wildcard != current.wildcard ||
+                   next.keys != current.keys;
+    current.wildcard = next.wildcard;
+    current.keys = std::move(next.keys);
+    // An ACK or NACK (a nonce) with the same names asks for nothing new; an
+    // empty nonce is a fresh request and gets the current state.
+    if (!changed && !request.response_nonce().empty()) return;
+    if (!current.wildcard && current.keys.empty()) return;
+    EnqueueLocked(BuildResponseLocked(request.type_url(), &current));
+  }
+
+  DiscoveryResponse BuildResponseLocked(const std::string& type_url,
+                                        Subscription* subscription)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(cp_->mu_) {
+    const IndexedSnapshot& snapshot = *cp_->snapshot_;
+    DiscoveryResponse response;
+    response.set_version_info(snapshot.snapshot.version);
+    response.set_type_url(type_url);
+    response.set_nonce(absl::StrCat(++cp_->next_nonce_));
+    ++cp_->responses_sent_;
+    AdsResponseTiming timing;
+    timing.stream_id = id_;
+    timing.type_url = type_url;
+    timing.version = snapshot.snapshot.version;
+    timing.nonce = response.nonce();
+    cp_->timing_by_nonce_.emplace(timing.nonce, cp_->response_timings_.size());
+    cp_->response_timings_.push_back(std::move(timing));
+    subscription->last_nonce = response.nonce();
+    auto type_it = snapshot.by_key.find(TypeNameOf(type_url));
+    if (type_it == snapshot.by_key.end()) return response;
+    auto add = [&](const IndexedSnapshot::Entry& entry) {
+      google::protobuf::Any* any = response.add_resources();
+      if (!cp_->options_.wrap_resources) {
+        any->set_type_url(entry.resource->type_url);
+        any->set_value(entry.resource->bytes);
+        return;
+      }
+      envoy::service::discovery::v3::Resource wrapper;
+      wrapper.set_name(*entry.name);
+      wrapper.set_version(snapshot.snapshot.version);
+      wrapper.mutable_resource()->set_type_url(entry.resource->type_url);
+      wrapper.mutable_resource()->set_value(entry.resource->bytes);
+      any->PackFrom(wrapper);
+    };
+    if (subscription->wildcard) {
+      for (const auto& [key, entry] : type_it->second) add(entry);
+    } else {
+      for (const std::string& key : subscription->keys) {
+        auto entry = type_it->second.find(key);
+        if (entry != type_it->second.end()) add(entry->second);
+      }
+    }
+    return response;
+  }
+
+  Json::Value ToJsonLocked(const DiscoveryRequest& request)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(cp_->mu_) {
+    Json::Value entry(Json::objectValue);
+    entry["service"] = "ads";
+    entry["stream_id"] = Json::Int64(id_);
+    entry["peer"] = peer_;
+    entry["node_id"] = node_id_;
+    entry["type_url"] = request.type_url();
+    Json::Value names(Json::arrayValue);
+    for (const std::string& name : request.resource_names()) {
+      names.append(name);
+    }
+    entry["resource_names"] = std::move(names);
+    entry["version_info"] = request.version_info();
+    entry["response_nonce"] = request.response_nonce();
+    if (request.has_error_detail()) {
+      Json::Value error(Json::objectValue);
+      error["code"] = request.error_detail().code();
+      error["message"] = request.error_detail().message();
+      entry["error_detail"] = std::move(error);
+    } else {
+      entry["error_detail"] = Json::Value();
+    }
+    entry["received_unix_nanos"] = Json::Int64(absl::ToUnixNanos(received_at_));
+    return entry;
+  }
+
+  void OnStreamDoneLocked() override ABSL_EXCLUSIVE_LOCKS_REQUIRED(cp_->mu_) {
+    cp_->ads_streams_.erase(this);
+  }
+
+  void OnWriteStarting(const DiscoveryResponse& response) override {
+    const absl::Time now = absl::Now();
+    absl::MutexLock lock(&cp_->mu_);
+    auto timing = cp_->timing_by_nonce_.find(response.nonce());
+    if (timing != cp_->timing_by_nonce_.end()) {
+      cp_->response_timings_[timing->second].write_started = now;
+    }
+  }
+
+  std::string node_id_ ABSL_GUARDED_BY(cp_->mu_);
+  std::map<std::string, Subscription> subscriptions_ ABSL_GUARDED_BY(cp_->mu_);
+};
+
+class ControlPlane::Impl::LrsStream
+    : public Stream<LoadStatsRequest, LoadStatsResponse> {
+ public:
+  LrsStream(Impl* cp, grpc::CallbackServerContext* context)
+      : Stream(cp, context) {
+    {
+      absl::MutexLock lock(&cp_->mu_);
+      id_ = ++cp_->next_stream_id_;
+    }
+    Begin();
+  }
+
+ private:
+  void HandleRequestLocked(const LoadStatsRequest& request) override
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(cp_->mu_) {
+    Json::Value entry(Json::objectValue);
+    entry["service"] = "lrs";
+    entry["stream_id"] = Json::Int64(id_);
+    entry["peer"] = peer_;
+    std::string json;
+    google::protobuf::util::JsonPrintOptions print;
+    print.preserve_proto_field_names = true;
+    if (google::protobuf::util::MessageToJsonString(request, &json, print)
+            .ok()) {
+      absl::StatusOr<Json::Value> parsed = ParseJsonText(json);
+      if (parsed.ok()) entry["request"] = *std::move(parsed);
+    }
+    cp_->LogLocked(&cp_->load_reports_, std::move(entry));
+    if (responded_) return;
+    // The server's only message: report every cluster at this interval.
+    responded_ = true;
+    LoadStatsResponse response;
+    response.set_send_all_clusters(cp_->options_.lrs_send_all_clusters);
+    absl::Duration interval = cp_->options_.lrs_interval;
+    int64_t seconds = absl::IDivDuration(interval, absl::Seconds(1), &interval);
+    response.mutable_load_reporting_interval()->set_seconds(seconds);
+    response.mutable_load_reporting_interval()->set_nanos(
+        static_cast<int32_t>(absl::ToInt64Nanoseconds(interval)));
+    EnqueueLocked(std::move(response));
+  }
+
+  bool responded_ ABSL_GUARDED_BY(cp_->mu_) = false;
+};
+
+class ControlPlane::Impl::AdsService
+    : public envoy::service::discovery::v3::AggregatedDiscoveryService::
+          CallbackService {
+ public:
+  explicit AdsService(Impl* cp) : cp_(cp) {}
+  grpc::ServerBidiReactor<DiscoveryRequest, DiscoveryResponse>*
+  StreamAggregatedResources(grpc::CallbackServerContext* context) override {
+    return new AdsStream(cp_, context);
+  }
+
+ private:
+  Impl* const cp_;
+};
+
+class ControlPlane::Impl::LrsService
+    : public envoy::service::load_stats::v3::LoadReportingService::
+          CallbackService {
+ public:
+  explicit LrsService(Impl* cp) : cp_(cp) {}
+  grpc::ServerBidiReactor<LoadStatsRequest, LoadStatsResponse>* StreamLoadStats(
+      grpc::CallbackServerContext* context) override {
+    return new LrsStream(cp_, context);
+  }
+
+ private:
+  Impl* const cp_;
+};
+
+void ControlPlane::Impl::WriteLogLineLocked(const Json::Value& line) {
+  if (log_ == nullptr) return;
+  std::string text = JsonToString(line);
+  text.push_back('\n');
+  std::fwrite(text.data(), 1, text.size(), log_);
+  std::fflush(log_);
+}
+
+absl::StatusOr<int> ControlPlane::Impl::Start() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (started_) return absl::FailedPreconditionError("already started");
+    started_ = true;
+  }
+  FileState file_state;
+  if (!options_.snapshot_file.empty()) {
+    file_state = StatFile(options_.snapshot_file);
+    absl::StatusOr<std::string> text = ReadWholeFile(options_.snapshot_file);
+    if (!text.ok()) return text.status();
+    absl::StatusOr<Snapshot> snapshot = ParseSnapshot(*text);
+    if (!snapshot.ok()) return snapshot.status();
+    SetSnapshot(*std::move(snapshot));
+  }
+  if (!options_.log_file.empty()) {
+    FILE* log = std::fopen(options_.log_file.c_str(), "a");
+    if (log == nullptr) {
+      return absl::NotFoundError(
+          absl::StrCat("cannot open log file ", options_.log_file));
+    }
+    absl::MutexLock lock(&mu_);
+    log_ = log;
+  }
+  ads_service_ = std::make_unique<AdsService>(this);
+  lrs_service_ = std::make_unique<LrsService>(this);
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(options_.listen, grpc::InsecureServerCredentials(),
+                           &port);
+  builder.RegisterService(ads_service_.get());
+  builder.RegisterService(lrs_service_.get());
+  server_ = builder.BuildAndStart();
+  if (server_ == nullptr || port == 0) {
+    server_.reset();
+    return absl::UnavailableError(
+        absl::StrCat("cannot listen on ", options_.listen));
+  }
+  if (!options_.snapshot_file.empty()) {
+    poller_ = std::thread([this, file_state] { PollSnapshotFile(file_state); });
+  }
+  return port;
+}
+
+void ControlPlane::Impl::PollSnapshotFile(FileState last) {
+  while (true) {
+    {
+      absl::MutexLock lock(&mu_);
+      absl::Time deadline = absl::Now() + kPollInterval;
+      while (!stopping_ && !stop_.WaitWithDeadline(&mu_, deadline)) {
+      }
+      if (stopping_) return;
+    }
+    FileState now = StatFile(options_.snapshot_file);
+    if (now == last) continue;
+    last = now;
+    absl::StatusOr<std::string> text = ReadWholeFile(options_.snapshot_file);
+    absl::StatusOr<Snapshot> snapshot =
+        text.ok() ? ParseSnapshot(*text) : text.status();
+    if (!snapshot.ok()) {
+      // Keep serving the old snapshot; the file may be mid-edit.
+      std::fprintf(stderr, "control-plane: keeping the old snapshot: %s\n",
+                   std::string(snapshot.status().message()).c_str());
+      continue;
+    }
+    SetSnapshot(*std::move(snapshot));
+  }
+}
+
+void ControlPlane::Impl::SetSnapshot(Snapshot snapshot) {
+  auto indexed = std::make_shared<const IndexedSnapshot>(std::move(snapshot));
+  std::vector<std::pair<AdsStream*, const DiscoveryResponse*>> writes;
+  {
+    absl::MutexLock lock(&mu_);
+    snapshot_ = std::move(indexed);
+    for (AdsStream* stream : ads_streams_) {
+      stream->AssertServerLockHeld();
+      if (const DiscoveryResponse* w = stream->PushSnapshotLocked()) {
+        writes.emplace_back(stream, w);
+      }
+    }
+  }
+  for (auto& [stream, write] : writes) stream->Kick(write);
+}
+
+void ControlPlane::Impl::Shutdown() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopping_) return;
+    stopping_ = true;
+    stop_.SignalAll();
+  }
+  if (poller_.joinable()) poller_.join();
+  if (server_ != nullptr) {
+    // Cancels every stream now; returns once every reactor is done.
+    server_->Shutdown(std::chrono::system_clock::now());
+    server_->Wait();
+  }
+  absl::MutexLock lock(&mu_);
+  if (log_ != nullptr) {
+    std::fclose(log_);
+    log_ = nullptr;
+  }
+}
+
+ControlPlane::ControlPlane(Options options)
+    : impl_(std::make_unique<Impl>(std::move(options))) {}
+
+ControlPlane::~ControlPlane() = default;
+
+absl::StatusOr<int> ControlPlane::Start() { return impl_->Start(); }
+
+void ControlPlane::SetSnapshot(Snapshot snapshot) {
+  impl_->SetSnapshot(std::move(snapshot));
+}
+
+Snapshot ControlPlane::GetSnapshot() const {
+  absl::MutexLock lock(&impl_->mu_);
+  return impl_->snapshot_->snapshot;
+}
+
+void ControlPlane::Shutdown() { impl_->Shutdown(); }
+
+std::vector<Json::Value> ControlPlane::RequestLog() const {
+  absl::MutexLock lock(&impl_->mu_);
+  return impl_->requests_;
+}
+
+std::vector<Json::Value> ControlPlane::LoadReports() const {
+  absl::MutexLock lock(&impl_->mu_);
+  return impl_->load_reports_;
+}
+
+int ControlPlane::AdsResponsesSent() const {
+  absl::MutexLock lock(&impl_->mu_);
+  return impl_->responses_sent_;
+}
+
+std::vector<ControlPlane::AdsResponseTiming> ControlPlane::AdsResponseTimings()
+    const {
+  absl::MutexLock lock(&impl_->mu_);
+  return impl_->response_timings_;
+}
+
+int ControlPlane::ActiveAdsStreams() const {
+  absl::MutexLock lock(&impl_->mu_);
+  return static_cast<int>(impl_->ads_streams_.size());
+}
+
+namespace {
+
+bool WaitFor(absl::Mutex* mu, absl::CondVar* cv,
+             const std::vector<Json::Value>* log,
+             const ControlPlane::LogPredicate& done, absl::Duration timeout)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+  absl::Time deadline = absl::Now() + timeout;
+  while (!done(*log)) {
+    if (cv->WaitWithDeadline(mu, deadline)) return done(*log);
+  }
+  return true;
+}
+
+}  // namespace
+
+bool ControlPlane::WaitForRequests(const LogPredicate& done,
+                                   absl::Duration timeout) const {
+  absl::MutexLock lock(&impl_->mu_);
+  return WaitFor(&impl_->mu_, &impl_->changed_, &impl_->requests_, done,
+                 timeout);
+}
+
+bool ControlPlane::WaitForLoadReports(const LogPredicate& done,
+                                      absl::Duration timeout) const {
+  absl::MutexLock lock(&impl_->mu_);
+  return WaitFor(&impl_->mu_, &impl_->changed_, &impl_->load_reports_, done,
+                 timeout);
+}
+
+}  // namespace xdsfed::control_plane

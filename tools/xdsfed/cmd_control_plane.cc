@@ -1,0 +1,85 @@
+// `xdsfed control-plane --listen HOST:PORT --snapshot FILE [--log FILE]`: the
+// embedded management server (tools/control_plane) serving a snapshot file
+// until SIGINT or SIGTERM (../shared/CLI.md).
+#include <signal.h>
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "tools/control_plane/control_plane.h"
+#include "tools/xdsfed/cli.h"
+
+namespace xdsfed::cli {
+namespace {
+
+constexpr absl::string_view kUsage =
+    "usage: xdsfed control-plane --listen HOST:PORT --snapshot FILE "
+    "[--log FILE]";
+
+int RunControlPlane(Context& context) {
+  bool missing = false;
+  std::optional<std::string> listen =
+      TakeFlag(&context.args, "--listen", &missing);
+  std::optional<std::string> snapshot_file =
+      TakeFlag(&context.args, "--snapshot", &missing);
+  std::optional<std::string> log_file =
+      TakeFlag(&context.args, "--log", &missing);
+  if (missing || !listen.has_value() || !snapshot_file.has_value() ||
+      !context.args.empty()) {
+    return UsageError(kUsage);
+  }
+  // I/O problems are usage errors (exit 2); a snapshot that reads but does
+  // not parse is invalid input (exit 1).
+  absl::StatusOr<std::string> text = ReadFile(*snapshot_file);
+  if (!text.ok()) return UsageError(text.status().message());
+  absl::StatusOr<control_plane::Snapshot> snapshot =
+      control_plane::ParseSnapshot(*text);
+  if (!snapshot.ok()) {
+    Json::Value out = InvalidResult(snapshot.status().message());
+    out["snapshot"] = *snapshot_file;
+    PrintJson(out);
+    return kExitInvalid;
+  }
+
+  // Block the stop signals before grpc++ starts its threads, so that they
+  // all inherit the mask and sigwait() below is the one place that sees them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  control_plane::ControlPlane::Options options;
+  options.listen = *listen;
+  options.snapshot_file = *snapshot_file;
+  if (log_file.has_value()) options.log_file = *log_file;
+  control_plane::ControlPlane server(options);
+  absl::StatusOr<int> port = server.Start();
+  if (!port.ok()) {
+    // The file was valid a moment ago, so this is a listen or log-file
+    // problem (or the file changed under us).
+    return UsageError(port.status().message());
+  }
+  const size_t colon = listen->rfind(':');
+  const std::string host =
+      colon == std::string::npos ? *listen : listen->substr(0, colon);
+  Json::Value out(Json::objectValue);
+  out["valid"] = true;
+  out["listening"] = absl::StrCat(host, ":", *port);
+  out["port"] = *port;
+  out["version"] = snapshot->version;
+  PrintJson(out);
+  std::fflush(stdout);
+
+  int signal_number = 0;
+  sigwait(&stop_signals, &signal_number);
+  server.Shutdown();
+  return kExitValid;
+}
+
+XDSFED_REGISTER_COMMAND("control-plane", RunControlPlane,
+                        "control-plane --listen HOST:PORT --snapshot FILE "
+                        "[--log FILE]  serve a snapshot over ADS and LRS");
+
+}  // namespace
+}  // namespace xdsfed::cli

@@ -1,0 +1,195 @@
+// `xdsfed validate --type TYPE FILE...`: decode and validate resources as
+// the XdsClient would on receipt (../shared/CLI.md). Each FILE is proto3
+// JSON ("@type" optional, but it must name TYPE) or, if it ends in ".pb",
+// the serialized message. One JSON line per file.
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "envoy/config/cluster/v3/cluster.pb.h"
+#include "envoy/config/endpoint/v3/endpoint.pb.h"
+#include "envoy/config/listener/v3/listener.pb.h"
+#include "envoy/config/route/v3/route.pb.h"
+#include "envoy/extensions/clusters/aggregate/v3/cluster.pb.h"
+#include "envoy/extensions/filters/http/router/v3/router.pb.h"
+#include "envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager.pb.h"
+#include "google/protobuf/any.pb.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/util/json_util.h"
+#include "lib/resources/resource_type.h"
+#include "tools/xdsfed/cli.h"
+
+namespace xdsfed::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: xdsfed validate --type "
+    "Listener|RouteConfiguration|Cluster|ClusterLoadAssignment FILE...";
+
+// The JSON parser resolves an Any's "@type" in the generated descriptor
+// pool, which holds a message only if its .pb.cc object file was linked in.
+// From a static library that happens only for referenced code, so every
+// message our resources carry inside an Any is referenced here, in a way
+// the optimizer cannot drop. True if all of them are in the pool.
+bool AnyPayloadTypesLinked() {
+  const google::protobuf::Message* const kPayloads[] = {
+      &envoy::extensions::filters::network::http_connection_manager::v3::
+          HttpConnectionManager::default_instance(),
+      &envoy::extensions::filters::http::router::v3::Router::default_instance(),
+      &envoy::extensions::clusters::aggregate::v3::ClusterConfig::
+          default_instance(),
+  };
+  const google::protobuf::DescriptorPool* pool =
+      google::protobuf::DescriptorPool::generated_pool();
+  for (const google::protobuf::Message* payload : kPayloads) {
+    const std::string& name = payload->GetDescriptor()->full_name();
+    if (pool->FindMessageTypeByName(name) == nullptr) return false;
+  }
+  return true;
+}
+
+// The generated message for a resource type, to parse its JSON into.
+const google::protobuf::Message* Prototype(
+    const resources::ResourceType& type) {
+  const google::protobuf::Message* const kPrototypes[] = {
+      &envoy::config::listener::v3::Listener::default_instance(),
+      &envoy::config::route::v3::RouteConfiguration::default_instance(),
+      &envoy::config::cluster::v3::Cluster::default_instance(),
+      &envoy::config::endpoint::v3::ClusterLoadAssignment::default_instance(),
+  };
+  for (const google::protobuf::Message* prototype : kPrototypes) {
+    if (prototype->GetDescriptor()->full_name() == type.type_name()) {
+      return prototype;
+    }
+  }
+  return nullptr;
+}
+
+absl::string_view TypeNameOf(absl::string_view type_url) {
+  const size_t slash = type_url.rfind('/');
+  return slash == absl::string_view::npos ? type_url
+                                          : type_url.substr(slash + 1);
+}
+
+// Proto3 JSON -> serialized resource, or the reason it is not one.
+absl::StatusOr<std::string> JsonToSerialized(
+    const std::string& text, const resources::ResourceType& type) {
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = false;
+  // A top-level "@type" makes the text an Any: parse it as one, so that the
+  // protobuf parser itself reads "@type", then check it names TYPE.
+  Json::Value root;
+  Json::CharReaderBuilder reader;
+  std::string ignored;
+  std::istringstream stream(text);
+  if (Json::parseFromStream(reader, stream, &root, &ignored) &&
+      root.isObject() && root.isMember("@type")) {
+    google::protobuf::Any any;
+    auto status =
+        google::protobuf::util::JsonStringToMessage(text, &any, options);
+    if (!status.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("invalid proto3 JSON: ", std::string(status.message())));
+    }
+    if (TypeNameOf(any.type_url()) != type.type_name()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("\"@type\" is \"", any.type_url(), "\", expected \"",
+                       type.type_url(), "\""));
+    }
+    return std::string(any.value());
+  }
+  const google::protobuf::Message* prototype = Prototype(type);
+  if (prototype == nullptr) {
+    return absl::InternalError(
+        absl::StrCat("no generated message for ", type.type_name()));
+  }
+  std::unique_ptr<google::protobuf::Message> message(prototype->New());
+  auto status =
+      google::protobuf::util::JsonStringToMessage(text, message.get(), options);
+  if (!status.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid proto3 JSON for ", type.type_name(), ": ",
+                     std::string(status.message())));
+  }
+  return message->SerializeAsString();
+}
+
+int RunValidate(Context& context) {
+  if (!AnyPayloadTypesLinked()) {
+    return UsageError("internal error: Any payload types are not linked");
+  }
+  bool missing = false;
+  std::optional<std::string> type_flag =
+      TakeFlag(&context.args, "--type", &missing);
+  if (missing || !type_flag.has_value()) {
+    return UsageError(absl::StrCat("--type is required; ", kUsage));
+  }
+  const resources::ResourceType* type = resources::FindResourceType(*type_flag);
+  if (type == nullptr) {
+    return UsageError(
+        absl::StrCat("unknown resource type \"", *type_flag, "\"; ", kUsage));
+  }
+  std::vector<std::string> files;
+  bool flags_done = false;
+  for (const std::string& arg : context.args) {
+    if (!flags_done && arg == "--") {
+      flags_done = true;
+    } else if (!flags_done && absl::StartsWith(arg, "--")) {
+      return UsageError(absl::StrCat("unknown flag ", arg, "; ", kUsage));
+    } else {
+      files.push_back(arg);
+    }
+  }
+  if (files.empty()) return UsageError(kUsage);
+
+  resources::DecodeContext decode_context;
+  decode_context.federation = context.FederationEnabled();
+  bool any_invalid = false;
+  bool io_error = false;
+  for (const std::string& file : files) {
+    absl::StatusOr<std::string> contents = ReadFile(file);
+    if (!contents.ok()) {
+      UsageError(contents.status().message());
+      io_error = true;
+      continue;
+    }
+    absl::StatusOr<std::string> serialized =
+        absl::EndsWith(file, ".pb") ? *std::move(contents)
+                                    : JsonToSerialized(*contents, *type);
+    Json::Value out;
+    if (!serialized.ok()) {
+      out = InvalidResult(serialized.status().message());
+      out["name"] = "";
+      any_invalid = true;
+    } else {
+      resources::DecodeResult result =
+          type->Decode(decode_context, *serialized);
+      if (result.value.ok()) {
+        out["valid"] = true;
+        out["name"] = result.name;
+        out["resource"] = type->ToJson(result.value->get());
+      } else {
+        out = InvalidResult(result.value.status().message());
+        out["name"] = result.name;
+        any_invalid = true;
+      }
+    }
+    out["file"] = file;
+    PrintJson(out);
+  }
+  if (io_error) return kExitUsage;
+  return any_invalid ? kExitInvalid : kExitValid;
+}
+
+XDSFED_REGISTER_COMMAND(
+    "validate", RunValidate,
+    "validate --type Listener|RouteConfiguration|Cluster|"
+    "ClusterLoadAssignment FILE...  validate resources as the client would");
+
+}  // namespace
+}  // namespace xdsfed::cli
