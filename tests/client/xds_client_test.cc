@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -265,6 +266,34 @@ TEST(XdsClientTest, ManyWatchersOneSubscriptionAndCachedState) {
   EXPECT_THAT(w1->TakeEvents(), ElementsAre("does_not_exist"));
   auto w3 = h.Watch(FakeListenerType(), "l1");
   EXPECT_THAT(w3->events(), ElementsAre("does_not_exist"));
+}
+
+TEST(XdsClientTest, HugeNamesAndManyResourcesStayBounded) {
+  // Issue 4 §Bad input: names of 1 MB work like any other (one subscription,
+  // delivered, ACKed); 10,000 unsubscribed names in one response are ignored
+  // without growing the cache.
+  Harness h;
+  const std::string huge_old_style(1 << 20, 'n');
+  const std::string huge_xdstp =
+      "xdstp://a.example/envoy.config.listener.v3.Listener/" +
+      std::string(1 << 20, 'i');
+  auto w1 = h.Watch(FakeListenerType(), huge_old_style);
+  FakeCall* ads = h.factory->Call(0);
+  std::vector<FakeResource> resources = {{huge_old_style, "x"}};
+  for (int i = 0; i < 10000; ++i) {
+    resources.push_back({"unwatched-" + std::to_string(i), "y"});
+  }
+  ads->Respond(MakeResponse(kLdsUrl, "v1", "n1", resources));
+  EXPECT_THAT(w1->TakeEvents(), ElementsAre("changed:x"));
+  EXPECT_FALSE(ads->LastRequest().has_error_detail());
+  EXPECT_EQ(h.client->DumpConfig().size(), 1u);
+  // An xdstp:// name of 1 MB under an authority the bootstrap lacks: an
+  // error to that watcher only, nothing subscribed.
+  const size_t before = ads->request_count();
+  auto w2 = h.Watch(FakeListenerType(), huge_xdstp);
+  ASSERT_EQ(w2->events().size(), 1u);
+  EXPECT_TRUE(absl::StartsWith(w2->events()[0], "error:"));
+  EXPECT_EQ(ads->request_count(), before);
 }
 
 TEST(XdsClientTest, NewWatcherOfNackedResourceGetsError) {

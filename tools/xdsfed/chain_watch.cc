@@ -153,11 +153,14 @@ void ChainWatch::OnEvent(const Key& key, Event event) {
 std::set<ChainWatch::Key> ChainWatch::ChildrenOf(const Key& key,
                                                  const void* value) const {
   std::set<Key> children;
-  if (value == nullptr || mode_ == Mode::kNone) return children;
+  // Locals: the lambdas below are not seen as holding mu_.
+  const Mode mode = mode_;
+  const std::string authority = data_plane_authority_;
+  if (value == nullptr || mode == Mode::kNone) return children;
   const resources::ResourceType* type = key.first;
   auto add_clusters_of = [&](const resources::RouteConfig& route_config) {
-    const resources::VirtualHost* vh = resources::FindVirtualHost(
-        route_config.virtual_hosts, data_plane_authority_);
+    const resources::VirtualHost* vh =
+        resources::FindVirtualHost(route_config.virtual_hosts, authority);
     if (vh == nullptr) return;
     for (std::string& name : resources::ClusterNamesOf(*vh)) {
       children.emplace(&resources::ClusterResourceType(), std::move(name));
@@ -168,7 +171,7 @@ std::set<ChainWatch::Key> ChainWatch::ChildrenOf(const Key& key,
             &hcm.route_config)) {
       children.emplace(&resources::RouteConfigResourceType(),
                        rds->route_config_name);
-    } else if (mode_ == Mode::kClient) {
+    } else if (mode == Mode::kClient) {
       add_clusters_of(std::get<resources::RouteConfig>(hcm.route_config));
     }
   };
@@ -176,8 +179,8 @@ std::set<ChainWatch::Key> ChainWatch::ChildrenOf(const Key& key,
     const auto& listener = *static_cast<const resources::Listener*>(value);
     if (const auto* api =
             std::get_if<resources::ApiListener>(&listener.listener)) {
-      if (mode_ == Mode::kClient) add_route_of(api->http_connection_manager);
-    } else if (mode_ == Mode::kServer) {
+      if (mode == Mode::kClient) add_route_of(api->http_connection_manager);
+    } else if (mode == Mode::kServer) {
       const auto& server =
           std::get<resources::ServerListener>(listener.listener);
       for (const auto& chain : server.filter_chains) {
@@ -188,7 +191,7 @@ std::set<ChainWatch::Key> ChainWatch::ChildrenOf(const Key& key,
       }
     }
   } else if (type == &resources::RouteConfigResourceType()) {
-    if (mode_ == Mode::kClient) {
+    if (mode == Mode::kClient) {
       add_clusters_of(*static_cast<const resources::RouteConfig*>(value));
     }
   } else if (type == &resources::ClusterResourceType()) {
