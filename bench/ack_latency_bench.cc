@@ -54,15 +54,13 @@
 #include "envoy/service/discovery/v3/discovery.pb.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/wire_format_lite.h"
-#include "grpcpp/generic/async_generic_service.h"
-#include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/grpcpp.h"
-#include "grpcpp/support/byte_buffer.h"
 #include "lib/bootstrap/bootstrap.h"
 #include "lib/client/xds_client.h"
 #include "lib/resources/resource_type.h"
 #include "lib/transport/grpc_transport.h"
 #include "tools/control_plane/control_plane.h"
+#include "tools/control_plane/echo_backend.h"
 
 namespace xdsfed {
 namespace {
@@ -74,60 +72,15 @@ constexpr char kListenerName[] = "server.example.com";
 constexpr char kRouteName[] = "route-a";
 constexpr char kClusterName[] = "cluster-a";
 constexpr char kEdsName[] = "eds-a";
-constexpr char kEchoMethod[] = "/xdsfed.bench.Echo/Echo";
 constexpr absl::Duration kWait = absl::Seconds(60);
 
 enum class Kind { kEds, kRds };
 enum class ClientKind { kXdsfed, kGrpc, kNoParse };
 
-// --- the loopback backend gRPC's channel routes to ---
-
-class EchoService : public grpc::CallbackGenericService {
-  class Reactor : public grpc::ServerGenericBidiReactor {
-   public:
-    Reactor() { StartRead(&message_); }
-    void OnReadDone(bool ok) override {
-      if (!ok) {
-        Finish(grpc::Status::OK);
-        return;
-      }
-      StartWrite(&message_);
-    }
-    void OnWriteDone(bool /*ok*/) override { Finish(grpc::Status::OK); }
-    void OnDone() override { delete this; }
-
-   private:
-    grpc::ByteBuffer message_;
-  };
-
-  grpc::ServerGenericBidiReactor* CreateReactor(
-      grpc::GenericCallbackServerContext* /*context*/) override {
-    return new Reactor();
-  }
-};
-
 // One unary call over `channel`, waiting for the xDS config to arrive.
 grpc::Status Echo(const std::shared_ptr<grpc::Channel>& channel) {
-  grpc::GenericStub stub(channel);
-  grpc::ClientContext context;
-  context.set_wait_for_ready(true);
-  context.set_deadline(std::chrono::system_clock::now() +
-                       std::chrono::seconds(60));
-  grpc::Slice slice(std::string("ping"));
-  grpc::ByteBuffer request(&slice, 1);
-  grpc::ByteBuffer response;
-  grpc::CompletionQueue cq;
-  std::unique_ptr<grpc::GenericClientAsyncResponseReader> call =
-      stub.PrepareUnaryCall(&context, kEchoMethod, request, &cq);
-  call->StartCall();
-  grpc::Status status;
-  call->Finish(&response, &status, reinterpret_cast<void*>(1));
-  void* tag = nullptr;
-  bool ok = false;
-  if (!cq.Next(&tag, &ok)) {
-    return grpc::Status(grpc::StatusCode::INTERNAL, "completion queue shut");
-  }
-  return status;
+  std::string reply;
+  return control_plane::EchoOnce(channel, absl::Seconds(60), &reply);
 }
 
 // --- the no-parse client ---
@@ -353,7 +306,7 @@ class Rig {
     noparse_transport_.reset();
     grpc_channel_.reset();
     if (cp_ != nullptr) cp_->Shutdown();
-    if (backend_ != nullptr) backend_->Shutdown();
+    backend_.reset();
   }
 
   // Pushes `snapshot` and waits until every response it caused is ACKed;
@@ -417,12 +370,10 @@ class Rig {
   }
 
   absl::Status Start(ClientKind kind) {
-    grpc::ServerBuilder builder;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
-                             &backend_port_);
-    builder.RegisterCallbackGenericService(&echo_);
-    backend_ = builder.BuildAndStart();
-    if (backend_ == nullptr) return absl::UnavailableError("no backend");
+    backend_ = std::make_unique<control_plane::EchoBackend>();
+    absl::StatusOr<int> backend_port = backend_->Start();
+    if (!backend_port.ok()) return backend_port.status();
+    backend_port_ = *backend_port;
 
     cp_ = std::make_unique<ControlPlane>(ControlPlane::Options());
     cp_->SetSnapshot(MakeChainSnapshot(Kind::kEds, 1, 0, backend_port_));
@@ -509,8 +460,7 @@ class Rig {
     return absl::OkStatus();
   }
 
-  EchoService echo_;
-  std::unique_ptr<grpc::Server> backend_;
+  std::unique_ptr<control_plane::EchoBackend> backend_;
   int backend_port_ = 0;
   std::unique_ptr<ControlPlane> cp_;
   size_t log_cursor_ = 0;

@@ -14,56 +14,22 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/substitute.h"
-#include "grpcpp/generic/async_generic_service.h"
-#include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/grpcpp.h"
-#include "grpcpp/support/byte_buffer.h"
 #include "gtest/gtest.h"
 #include "tools/control_plane/control_plane.h"
+#include "tools/control_plane/echo_backend.h"
 
 namespace xdsfed {
 namespace {
 
-constexpr char kEchoMethod[] = "/xdsfed.test.Echo/Echo";
-
-// Answers every call with the bytes it received.
-class EchoService : public grpc::CallbackGenericService {
-  class Reactor : public grpc::ServerGenericBidiReactor {
-   public:
-    Reactor() { StartRead(&message_); }
-    void OnReadDone(bool ok) override {
-      if (!ok) {
-        Finish(grpc::Status::OK);
-        return;
-      }
-      StartWrite(&message_);
-    }
-    void OnWriteDone(bool /*ok*/) override { Finish(grpc::Status::OK); }
-    void OnDone() override { delete this; }
-
-   private:
-    grpc::ByteBuffer message_;
-  };
-
-  grpc::ServerGenericBidiReactor* CreateReactor(
-      grpc::GenericCallbackServerContext* /*context*/) override {
-    return new Reactor();
-  }
-};
-
 struct Backend {
-  EchoService service;
-  std::unique_ptr<grpc::Server> server;
+  control_plane::EchoBackend server;
   int port = 0;
 
   void Start() {
-    grpc::ServerBuilder builder;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
-                             &port);
-    builder.RegisterCallbackGenericService(&service);
-    server = builder.BuildAndStart();
-    ASSERT_NE(server, nullptr);
-    ASSERT_GT(port, 0);
+    absl::StatusOr<int> p = server.Start();
+    ASSERT_TRUE(p.ok()) << p.status();
+    port = *p;
   }
 };
 
@@ -138,34 +104,10 @@ std::string ServerJson(int port) {
 
 // One unary echo over `target`, waiting for the xDS config to arrive.
 grpc::Status Echo(absl::string_view target, std::string* reply) {
-  std::shared_ptr<grpc::Channel> channel = grpc::CreateChannel(
-      std::string(target), grpc::InsecureChannelCredentials());
-  grpc::GenericStub stub(channel);
-  grpc::ClientContext context;
-  context.set_wait_for_ready(true);
-  context.set_deadline(std::chrono::system_clock::now() +
-                       std::chrono::seconds(30));
-  grpc::Slice slice(std::string("ping"));
-  grpc::ByteBuffer request(&slice, 1);
-  grpc::ByteBuffer response;
-  grpc::CompletionQueue cq;
-  std::unique_ptr<grpc::GenericClientAsyncResponseReader> call =
-      stub.PrepareUnaryCall(&context, kEchoMethod, request, &cq);
-  call->StartCall();
-  grpc::Status status;
-  call->Finish(&response, &status, reinterpret_cast<void*>(1));
-  void* tag = nullptr;
-  bool ok = false;
-  EXPECT_TRUE(cq.Next(&tag, &ok));
-  if (status.ok()) {
-    std::vector<grpc::Slice> slices;
-    (void)response.Dump(&slices);
-    reply->clear();
-    for (const grpc::Slice& s : slices) {
-      reply->append(reinterpret_cast<const char*>(s.begin()), s.size());
-    }
-  }
-  return status;
+  return control_plane::EchoOnce(
+      grpc::CreateChannel(std::string(target),
+                          grpc::InsecureChannelCredentials()),
+      absl::Seconds(30), reply);
 }
 
 // The type URLs gRPC's client asked `cp` for, from its request log; every
