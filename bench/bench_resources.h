@@ -20,18 +20,15 @@
 #include "envoy/config/listener/v3/listener.pb.h"
 #include "envoy/config/route/v3/route.pb.h"
 #include "google/protobuf/message.h"
+#include "lib/resources/resource_type.h"
 
 namespace xdsfed {
 namespace bench {
 
-inline constexpr absl::string_view kLdsTypeUrl =
-    "type.googleapis.com/envoy.config.listener.v3.Listener";
-inline constexpr absl::string_view kRdsTypeUrl =
-    "type.googleapis.com/envoy.config.route.v3.RouteConfiguration";
-inline constexpr absl::string_view kCdsTypeUrl =
-    "type.googleapis.com/envoy.config.cluster.v3.Cluster";
-inline constexpr absl::string_view kEdsTypeUrl =
-    "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment";
+inline constexpr absl::string_view kLdsTypeUrl = resources::kListenerTypeUrl;
+inline constexpr absl::string_view kRdsTypeUrl = resources::kRouteConfigTypeUrl;
+inline constexpr absl::string_view kCdsTypeUrl = resources::kClusterTypeUrl;
+inline constexpr absl::string_view kEdsTypeUrl = resources::kEndpointTypeUrl;
 
 // Endpoints per locality in the generated assignments (a large zone).
 inline constexpr int kEndpointsPerLocality = 100;

@@ -240,9 +240,7 @@ ClusterResource Validate(const DecodeContext& context,
 
 class ClusterType final : public ResourceType {
  public:
-  absl::string_view type_url() const override {
-    return "type.googleapis.com/envoy.config.cluster.v3.Cluster";
-  }
+  absl::string_view type_url() const override { return kClusterTypeUrl; }
   absl::string_view short_name() const override { return "Cluster"; }
   bool all_resources_required_in_sotw() const override { return true; }
 

@@ -320,9 +320,7 @@ void ParseDrops(const ClusterLoadAssignment& cla, EndpointResource* value,
 
 class EndpointType final : public ResourceType {
  public:
-  absl::string_view type_url() const override {
-    return "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment";
-  }
+  absl::string_view type_url() const override { return kEndpointTypeUrl; }
   absl::string_view short_name() const override {
     return "ClusterLoadAssignment";
   }

@@ -22,8 +22,6 @@ namespace hcm_pb =
     envoy::extensions::filters::network::http_connection_manager::v3;
 using Field = ValidationErrors::ScopedField;
 
-constexpr absl::string_view kListenerTypeUrl =
-    "type.googleapis.com/envoy.config.listener.v3.Listener";
 constexpr absl::string_view kDownstreamTlsContextType =
     "envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext";
 

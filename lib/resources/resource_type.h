@@ -26,6 +26,17 @@ namespace resources {
 
 inline constexpr absl::string_view kTypeUrlPrefix = "type.googleapis.com/";
 
+// The type URLs of the four types, for code that builds or matches
+// DiscoveryRequests and responses without a ResourceType at hand.
+inline constexpr absl::string_view kListenerTypeUrl =
+    "type.googleapis.com/envoy.config.listener.v3.Listener";
+inline constexpr absl::string_view kRouteConfigTypeUrl =
+    "type.googleapis.com/envoy.config.route.v3.RouteConfiguration";
+inline constexpr absl::string_view kClusterTypeUrl =
+    "type.googleapis.com/envoy.config.cluster.v3.Cluster";
+inline constexpr absl::string_view kEndpointTypeUrl =
+    "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment";
+
 // What validation may depend on besides the bytes.
 struct DecodeContext {
   // The A47 gate: with it on, names inside resources (RDS route config names,

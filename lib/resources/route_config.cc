@@ -474,9 +474,6 @@ VirtualHost ParseVirtualHost(const route_pb::VirtualHost& proto,
 
 // ------------------------------------------------------------ the type
 
-constexpr absl::string_view kRouteConfigTypeUrl =
-    "type.googleapis.com/envoy.config.route.v3.RouteConfiguration";
-
 class RouteConfigType final : public ResourceType {
  public:
   absl::string_view type_url() const override { return kRouteConfigTypeUrl; }

@@ -93,14 +93,10 @@ class FakeType : public resources::ResourceType {
   bool all_required_;
 };
 
-inline constexpr absl::string_view kLdsUrl =
-    "type.googleapis.com/envoy.config.listener.v3.Listener";
-inline constexpr absl::string_view kRdsUrl =
-    "type.googleapis.com/envoy.config.route.v3.RouteConfiguration";
-inline constexpr absl::string_view kCdsUrl =
-    "type.googleapis.com/envoy.config.cluster.v3.Cluster";
-inline constexpr absl::string_view kEdsUrl =
-    "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment";
+inline constexpr absl::string_view kLdsUrl = resources::kListenerTypeUrl;
+inline constexpr absl::string_view kRdsUrl = resources::kRouteConfigTypeUrl;
+inline constexpr absl::string_view kCdsUrl = resources::kClusterTypeUrl;
+inline constexpr absl::string_view kEdsUrl = resources::kEndpointTypeUrl;
 
 inline const FakeType& FakeListenerType() {
   static const FakeType* type = new FakeType(kLdsUrl, "Listener", true);
