@@ -82,6 +82,10 @@ struct Fixture {
   // The same lookups spelled canonically (params sorted): what a control
   // plane usually sends back, the names the client subscribed with.
   std::vector<Lookup> canonical_lookups;
+  // Names of the same shapes that are not cached (a response's resources
+  // nobody watches): each takes the guessed probe, then normalization.
+  std::string miss_arena;
+  std::vector<Lookup> miss_lookups;
 };
 
 void SetUp(ResourceCache& cache, TypeId* types) {
@@ -147,15 +151,38 @@ Fixture* GetFixture(size_t n) {
       std::abort();
     }
   }
+  // Name i + above, above a multiple of 16 past n: another name with the
+  // same authority and type as name i.
+  const size_t above = (n + 15) / 16 * 16;
+  std::vector<size_t> miss_offsets;
+  for (size_t k = 0; k < n; ++k) {
+    miss_offsets.push_back(fx->miss_arena.size());
+    fx->miss_arena += RawName(above + order[k]);
+  }
+  for (size_t k = 0; k < n; ++k) {
+    const size_t end = k + 1 < n ? miss_offsets[k + 1] : fx->miss_arena.size();
+    fx->miss_lookups.push_back(
+        {fx->lookups[k].type,
+         absl::string_view(fx->miss_arena)
+             .substr(miss_offsets[k], end - miss_offsets[k])});
+    if (fx->cache->Find(fx->miss_lookups[k].type, fx->miss_lookups[k].name) !=
+        nullptr) {
+      std::abort();
+    }
+  }
   fixture = std::move(fx);
   return fixture.get();
 }
 
-void LookupByName(benchmark::State& state, bool canonical) {
+enum class Spelling { kUnsorted, kCanonical, kMiss };
+
+void LookupByName(benchmark::State& state, Spelling spelling) {
   Fixture* fx = GetFixture(static_cast<size_t>(state.range(0)));
   ResourceCache& cache = *fx->cache;
   const Lookup* lookups =
-      canonical ? fx->canonical_lookups.data() : fx->lookups.data();
+      spelling == Spelling::kCanonical ? fx->canonical_lookups.data()
+      : spelling == Spelling::kMiss    ? fx->miss_lookups.data()
+                                       : fx->lookups.data();
   const size_t n = fx->lookups.size();
   size_t i = 0;
   uint64_t allocs_before = xdsfed::test_support::AllocationCount();
@@ -176,14 +203,23 @@ void LookupByName(benchmark::State& state, bool canonical) {
 
 // Issue 3 §4's lookup, names spelled as RawName() does (params unsorted, so
 // that every lookup sorts them).
-void BM_LookupByName(benchmark::State& state) { LookupByName(state, false); }
+void BM_LookupByName(benchmark::State& state) {
+  LookupByName(state, Spelling::kUnsorted);
+}
 BENCHMARK(BM_LookupByName)->Arg(1000)->Arg(100000)->Arg(1000000);
 
 // The same lookups with canonical spellings (the usual response).
 void BM_LookupByName_Canonical(benchmark::State& state) {
-  LookupByName(state, true);
+  LookupByName(state, Spelling::kCanonical);
 }
 BENCHMARK(BM_LookupByName_Canonical)->Arg(1000)->Arg(100000)->Arg(1000000);
+
+// Names that are not cached: the guessed probe misses, so each is also
+// normalized and probed again (the price of the guess).
+void BM_LookupByName_Miss(benchmark::State& state) {
+  LookupByName(state, Spelling::kMiss);
+}
+BENCHMARK(BM_LookupByName_Miss)->Arg(1000);
 
 // The cache's share of a lookup: the same sequence with names already
 // normalized and hashed (hash probe + entry compare only).

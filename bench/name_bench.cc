@@ -5,7 +5,8 @@
 //   build/bench/name_bench                         # Google Benchmark
 //   valgrind --tool=callgrind build/bench/name_bench --calls=LABEL:N
 //       # plain loop of N calls, no framework: run with N and 2N and divide
-//       # the difference in instructions by N (see RESULTS_name.md)
+//       # the difference in instructions by N (see RESULTS.md); the same
+//       # with --guess-calls=LABEL:N for CanonicalGuess (the lookup side)
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -13,6 +14,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/string_view.h"
 #include "benchmark/benchmark.h"
+#include "lib/name/canonical_guess.h"
 #include "lib/name/resource_name.h"
 #include "tests/support/alloc_counter.h"
 
@@ -63,8 +65,32 @@ void BM_Normalize(benchmark::State& state, absl::string_view raw) {
       static_cast<double>(allocs) / static_cast<double>(state.iterations());
 }
 
-// --calls=LABEL:N: N calls, printing a checksum so that nothing is elided.
-int RunPlainLoop(absl::string_view spec) {
+// The lookup side (lib/name/canonical_guess.h): raw name in -> the
+// canonical form it is guessed to have + its hash, nothing checked. The
+// names with escapes are guessed too (a lookup would then miss and
+// normalize).
+void BM_GuessCanonical(benchmark::State& state, absl::string_view raw) {
+  xdsfed::CanonicalGuess guess;
+  if (!guess.Guess(raw, /*federation=*/true)) {
+    state.SkipWithError("not guessed");
+    return;
+  }
+  const long allocs_before = xdsfed::test_support::AllocationCount();
+  for (auto _ : state) {
+    xdsfed::CanonicalGuess g;
+    benchmark::DoNotOptimize(g.Guess(raw, /*federation=*/true));
+    benchmark::DoNotOptimize(g.hash());
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["allocs_per_iter"] =
+      static_cast<double>(xdsfed::test_support::AllocationCount() -
+                          allocs_before) /
+      static_cast<double>(state.iterations());
+}
+
+// --calls=LABEL:N (or --guess-calls=LABEL:N): N calls of Normalize (or of
+// CanonicalGuess::Guess), printing a checksum so that nothing is elided.
+int RunPlainLoop(absl::string_view spec, bool guess) {
   const size_t colon = spec.rfind(':');
   long n = 0;
   if (colon == absl::string_view::npos ||
@@ -79,6 +105,11 @@ int RunPlainLoop(absl::string_view spec) {
     size_t sum = 0;
     const long allocs_before = xdsfed::test_support::AllocationCount();
     for (long i = 0; i < n; ++i) {
+      if (guess) {
+        xdsfed::CanonicalGuess g;
+        sum += g.Guess(l.name, /*federation=*/true) ? g.hash() : 1;
+        continue;
+      }
       auto v = normalizer.Normalize(l.name, /*federation=*/true);
       sum += v->hash + v->key.size();
     }
@@ -95,13 +126,26 @@ int RunPlainLoop(absl::string_view spec) {
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     absl::string_view arg = argv[i];
-    if (arg.substr(0, 8) == "--calls=") return RunPlainLoop(arg.substr(8));
+    if (arg.substr(0, 8) == "--calls=") {
+      return RunPlainLoop(arg.substr(8), /*guess=*/false);
+    }
+    if (arg.substr(0, 14) == "--guess-calls=") {
+      return RunPlainLoop(arg.substr(14), /*guess=*/true);
+    }
   }
   for (const Label& l : kLabels) {
     benchmark::RegisterBenchmark(
         (std::string("BM_Normalize/") + l.label).c_str(),
         [name = l.name](benchmark::State& state) {
           BM_Normalize(state, name);
+        });
+  }
+  for (const Label& l : kLabels) {
+    if (std::strncmp(l.name, "xdstp://", 8) != 0) continue;
+    benchmark::RegisterBenchmark(
+        (std::string("BM_GuessCanonical/") + l.label).c_str(),
+        [name = l.name](benchmark::State& state) {
+          BM_GuessCanonical(state, name);
         });
   }
   benchmark::Initialize(&argc, argv);

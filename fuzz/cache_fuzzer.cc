@@ -1,7 +1,8 @@
 // Drives ResourceCache with random sequences of insert / lookup / ack / nack
 // / does-not-exist / watch / unwatch / erase over a small name alphabet
 // (old-style names and xdstp names with params in varying order, escaped
-// spellings, fragments, unknown authorities, wrong types), checking it
+// spellings, fragments, unknown authorities, wrong types; lookups take the
+// guessed canonical form first, then normalize), checking it
 // against a std::map reference model after every step. The model computes a
 // name's identity from the pieces it was built from, not through lib/name.
 #include <algorithm>
@@ -49,8 +50,10 @@ constexpr ServerId kOldStyleServer = 0;
 constexpr absl::string_view kOldNames[] = {
     "x", "a.example", "old:", "y/z", "server.example.com", "x?a=1"};
 constexpr absl::string_view kIds[] = {"x", "y/z", "svc", "a.example"};
+// "node" sorts before "node.c" although '.' < '='; a raw '?' in a value is
+// a query character.
 const std::pair<absl::string_view, absl::string_view> kParams[] = {
-    {"a", "1"}, {"b", "2"}, {"node.c", "v-3"}};
+    {"a", "1"}, {"b", "2"}, {"node.c", "v-3"}, {"node", "x?y"}};
 constexpr absl::string_view kVersions[] = {"", "1", "2", "long-version-3"};
 
 // Spells s, percent-encoding some unreserved characters (upper-case hex):
@@ -101,6 +104,7 @@ Name MakeName(Bytes& in, bool federation) {
     for (int k = 0; k < 3; ++k) {
       if ((d >> k) & 1) params.push_back(kParams[k]);
     }
+    if ((d >> 7) & 1) params.push_back(kParams[3]);
     for (int r = (d >> 3) % 6; r > 0; --r) {
       std::next_permutation(params.begin(), params.end());
     }

@@ -3,15 +3,82 @@
 // Invariants (issue 3 §5): normalization is idempotent, Parse(Normalize(x))
 // == Parse(x), the value's ToString() is the normalized form, the borrowed
 // view agrees with the value, hash included, and the fast path for names
-// without escapes agrees with the full parse.
+// without escapes agrees with the full parse. The lookup's CanonicalGuess
+// matches a canonical name only if the name normalizes to it (checked
+// against the canonical forms of neighbouring spellings: params reordered,
+// a byte changed), with the same hash, and always matches a canonical
+// spelling with its params in any order.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "lib/base/check.h"
+#include "lib/name/canonical_guess.h"
 #include "lib/name/percent_encoding.h"
 #include "lib/name/resource_name.h"
+
+namespace {
+
+// raw with the '&'-separated pieces after its first '?' reordered: sorted
+// (bytewise) or reversed.
+std::string Reordered(absl::string_view raw, bool reverse) {
+  const size_t q = raw.find('?');
+  if (q == absl::string_view::npos) return std::string(raw);
+  std::vector<absl::string_view> pieces =
+      absl::StrSplit(raw.substr(q + 1), '&');
+  if (reverse) {
+    std::reverse(pieces.begin(), pieces.end());
+  } else {
+    std::sort(pieces.begin(), pieces.end());
+  }
+  return std::string(raw.substr(0, q + 1)) + absl::StrJoin(pieces, "&");
+}
+
+void CheckGuess(absl::string_view raw) {
+  xdsfed::NameNormalizer normalizer;
+  auto want = normalizer.Normalize(raw, /*federation=*/true);
+  xdsfed::CanonicalGuess guess;
+  const bool guessed = guess.Guess(raw, /*federation=*/true);
+  XDSFED_CHECK(!guess.Guess(raw, /*federation=*/false));
+  // Canonical names near raw (each normalized on its own normalizer).
+  std::vector<std::string> near;
+  std::string flipped(raw);
+  if (!flipped.empty()) flipped[flipped.size() / 2] ^= 1;
+  for (const std::string& spelling : {std::string(raw), Reordered(raw, false),
+                                      Reordered(raw, true), flipped}) {
+    xdsfed::NameNormalizer n;
+    auto v = n.Normalize(spelling, /*federation=*/true);
+    if (v.ok() && !v->old_style) near.emplace_back(v->normalized);
+  }
+  if (guessed) {
+    XDSFED_CHECK(guess.size() == raw.size());
+    for (const std::string& canonical : near) {
+      if (!guess.Matches(canonical)) continue;
+      XDSFED_CHECK(want.ok() && want->normalized == canonical);
+      XDSFED_CHECK(guess.hash() == want->hash);
+    }
+  }
+  // Complete: a canonical name, and the same with its params reordered.
+  if (!want.ok() || want->old_style || want->normalized != raw ||
+      raw.size() < 16 || raw.substr(0, 8) != "xdstp://" ||
+      std::count(raw.begin(), raw.end(), '&') >=
+          static_cast<long>(xdsfed::CanonicalGuess::kMaxParams)) {
+    return;
+  }
+  for (const std::string& spelling : {std::string(raw), Reordered(raw, true)}) {
+    xdsfed::CanonicalGuess g;
+    XDSFED_CHECK(g.Guess(spelling, /*federation=*/true));
+    XDSFED_CHECK(g.Matches(raw));
+    XDSFED_CHECK(g.hash() == want->hash);
+  }
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
@@ -20,6 +87,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       (data[0] & 2) != 0 ? "envoy.config.listener.v3.Listener" : "";
   const absl::string_view raw(reinterpret_cast<const char*>(data) + 1,
                               size - 1);
+  CheckGuess(raw);
 
   xdsfed::NameNormalizer normalizer;
   auto view = normalizer.Normalize(raw, federation, expected_type);

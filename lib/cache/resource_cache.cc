@@ -7,10 +7,13 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 
 namespace xdsfed {
 namespace cache {
 namespace {
+
+constexpr absl::string_view kTypeUrlPrefix = "type.googleapis.com/";
 
 // NameNormalizer's hash covers the type segment of new-style names but not
 // the type an old-style name is requested as, so the interned type id is mixed
@@ -75,11 +78,17 @@ bool ResourceCache::EntryEq::operator()(const Entry* a, const Entry* b) const {
                     a->old_style_ == b->old_style_ && a->name() == b->name());
 }
 
-bool ResourceCache::EntryEq::operator()(const Entry* a, const Key& b) const {
+bool ResourceCache::EntryEq::operator()(const Entry* a,
+                                        const GuessProbe& b) const {
+  return a->hash_ == b.hash && a->type_ == b.type && !a->old_style_ &&
+         b.guess->Matches(a->name());
+}
+
+bool ResourceCache::EntryEq::operator()(const Entry* a, const Probe& b) const {
   // The canonical name determines authority, type segment and key of a
   // new-style name; an old-style name is its own canonical form.
   return a->hash_ == b.hash && a->type_ == b.type &&
-         a->old_style_ == b.name.old_style && a->name() == b.name.normalized;
+         a->old_style_ == b.old_style && a->name() == b.name;
 }
 
 ResourceCache::ResourceCache(bool federation) : federation_(federation) {
@@ -137,19 +146,29 @@ absl::StatusOr<ResourceCache::Key> ResourceCache::Parse(
 }
 
 Entry* ResourceCache::Find(const Key& key) {
-  auto it = index_.find(key);
-  return it == index_.end() ? nullptr : *it;
+  return FindProbe(
+      Probe{key.name.normalized, key.hash, key.type, key.name.old_style});
 }
 
 Entry* ResourceCache::Find(TypeId type, absl::string_view raw_name) {
-  Key key;
-  if (!normalizer_.NormalizeInto(raw_name, federation_, types_[type],
-                                 &key.name)) {
+  // Most names in a response are canonical but for the order of their
+  // params: probe with that guess first. A hit is exact (see
+  // lib/name/canonical_guess.h; Insert keeps every new-style entry's type
+  // segment matching its TypeId, which Normalize would otherwise check).
+  CanonicalGuess guess;
+  if (guess.Guess(raw_name, federation_)) {
+    if (Entry* e =
+            FindProbe(GuessProbe{&guess, SlotHash(guess.hash(), type), type})) {
+      return e;
+    }
+  }
+  // A miss, or another spelling of a stored name: normalize.
+  NormalizedNameView name;
+  if (!normalizer_.NormalizeInto(raw_name, federation_, types_[type], &name)) {
     return nullptr;
   }
-  key.type = type;
-  key.hash = SlotHash(key.name.hash, type);
-  return Find(key);
+  return FindProbe(
+      Probe{name.normalized, SlotHash(name.hash, type), type, name.old_style});
 }
 
 absl::StatusOr<ResourceCache::InsertResult> ResourceCache::Insert(
@@ -164,6 +183,14 @@ absl::StatusOr<ResourceCache::InsertResult> ResourceCache::Insert(
   if (Entry* found = Find(key)) return InsertResult{found, false};
   AuthorityId authority = kOldStyleAuthority;
   if (!key.name.old_style) {
+    // Parse() checked it; a Key built by hand may not have been. Find(type,
+    // raw) relies on it (its guessed probe does not look at the type).
+    if (!TypeSegmentMatches(key.name.type, types_[key.type])) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "invalid xdstp name: resource type \"", key.name.type,
+          "\" does not match expected type \"",
+          absl::StripPrefix(types_[key.type], kTypeUrlPrefix), "\""));
+    }
     auto it = authority_index_.find(key.name.authority);
     if (it == authority_index_.end()) {
       return absl::NotFoundError(absl::StrCat(

@@ -11,7 +11,7 @@
 //   auto ins = cache.Insert(lds, "xdstp://xds.example.com/"
 //                                "envoy.config.listener.v3.Listener/x?b=2&a=1");
 //   if (cache.AddWatcher(ins->entry, /*watcher=*/42)) { /* subscribe */ }
-//   // A response arrives (raw name bytes; one normalization, no allocation):
+//   // A response arrives (raw name bytes; no allocation):
 //   cache::Entry* e = cache.Find(lds, name_in_response);
 //   if (e != nullptr) cache.SetAcked(e, value, std::move(bytes), "v1", now);
 //   // Building the ADS request for server 1:
@@ -31,6 +31,15 @@
 // TypeId, and each entry records both ids plus the offset of its third-level
 // key inside its canonical name. Per (authority, type) a vector of entries
 // serves the iteration a subscription request needs.
+//
+// Looking a response's name up: responses usually spell a name as it was
+// subscribed, i.e. canonically (or with its params in another order), so
+// Find(type, raw) first probes with the canonical form that the raw bytes
+// would have if they were such a spelling (lib/name/canonical_guess.h: one
+// pass over the bytes, no parsing, no copy; a new-style name's hash sums its
+// params' hashes, so their order does not matter). A stored name that
+// matches is then exactly raw's canonical form; if none matches, the name is
+// normalized and probed again.
 //
 // An Entry is one block: the fixed fields followed by the canonical wire
 // name, so a hit is three dependent memory accesses: the hash set's control
@@ -65,6 +74,7 @@
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "lib/cache/internal/block_arena.h"
+#include "lib/name/canonical_guess.h"
 #include "lib/name/resource_name.h"
 
 namespace xdsfed {
@@ -247,7 +257,10 @@ class ResourceCache {
   Entry* Find(const Key& key);
   // Parse + Find: null if absent or unparseable. No heap allocation once the
   // normalizer is warm (on a miss of an unparseable name the error Status
-  // may allocate).
+  // may allocate). A name spelled canonically but for the order of its
+  // params (the usual response) is found without parsing: it is probed as
+  // CanonicalGuess guesses it, and normalized only if that misses, so a
+  // miss costs a guessed probe more than Parse + Find.
   Entry* Find(TypeId type, absl::string_view raw_name);
 
   struct InsertResult {
@@ -257,6 +270,8 @@ class ResourceCache {
   // Finds or creates (State::kRequested) the entry of a name. Errors: an
   // unparseable name (lib/name's message), or a new-style authority never
   // added: kNotFound `authority "x" of resource name "..." is not configured`.
+  // A Key not made by Parse() whose type segment does not name its type is
+  // kInvalidArgument, as Parse() would have said.
   absl::StatusOr<InsertResult> Insert(TypeId type, absl::string_view raw_name);
   absl::StatusOr<InsertResult> Insert(const Key& key);
 
@@ -348,19 +363,42 @@ class ResourceCache {
     ServerId server = kNoServer;
     std::vector<std::vector<Entry*>> groups;  // by TypeId
   };
+  // What a lookup probes the index with: a canonical name, or a guess at
+  // one (Find(type, raw)), with its slot hash and type.
+  struct Probe {
+    absl::string_view name;
+    size_t hash;
+    TypeId type;
+    bool old_style;
+  };
+  struct GuessProbe {
+    const CanonicalGuess* guess;
+    size_t hash;
+    TypeId type;
+  };
   struct EntryHash {
     using is_transparent = void;
     size_t operator()(const Entry* e) const { return e->hash_; }
-    size_t operator()(const Key& k) const { return k.hash; }
+    size_t operator()(const Probe& p) const { return p.hash; }
+    size_t operator()(const GuessProbe& p) const { return p.hash; }
   };
   struct EntryEq {
     using is_transparent = void;
     bool operator()(const Entry* a, const Entry* b) const;
-    bool operator()(const Entry* a, const Key& b) const;
-    bool operator()(const Key& a, const Entry* b) const {
+    bool operator()(const Entry* a, const Probe& b) const;
+    bool operator()(const Probe& a, const Entry* b) const {
+      return (*this)(b, a);
+    }
+    bool operator()(const Entry* a, const GuessProbe& b) const;
+    bool operator()(const GuessProbe& a, const Entry* b) const {
       return (*this)(b, a);
     }
   };
+  template <typename P>
+  Entry* FindProbe(const P& probe) {
+    auto it = index_.find(probe);
+    return it == index_.end() ? nullptr : *it;
+  }
 
   void SetVersion(Entry* entry, absl::string_view version);
   void ReleaseVersion(Entry::VersionNode* node);

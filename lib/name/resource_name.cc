@@ -14,6 +14,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "lib/name/internal/bytes.h"
 #include "lib/name/internal/char_class.h"
 #include "lib/name/internal/name_hash.h"
 #include "lib/name/percent_encoding.h"
@@ -21,6 +22,7 @@
 namespace xdsfed {
 namespace {
 
+using name_internal::CopyPiece;
 using name_internal::HasClass;
 using name_internal::kCharClass;
 
@@ -83,41 +85,6 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void MoveShort(char* dst, const char* src,
 #else
   std::memcpy(dst, src, len);
 #endif
-}
-
-// memcpy for a piece of the caller's name, inline: reads and writes only
-// [src, src + len) and [dst, dst + len) (the name has no padding), with
-// overlapping 16- / 8- / 4-byte moves.
-ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CopyPiece(char* dst, const char* src,
-                                                   size_t len) {
-  if (len >= 16) {
-#ifdef __SSE2__
-    for (size_t i = 0; i + 16 < len; i += 16) {
-      _mm_storeu_si128(
-          reinterpret_cast<__m128i*>(dst + i),
-          _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
-    }
-    _mm_storeu_si128(
-        reinterpret_cast<__m128i*>(dst + len - 16),
-        _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + len - 16)));
-#else
-    std::memcpy(dst, src, len);
-#endif
-  } else if (len >= 8) {
-    uint64_t a, b;
-    std::memcpy(&a, src, 8);
-    std::memcpy(&b, src + len - 8, 8);
-    std::memcpy(dst, &a, 8);
-    std::memcpy(dst + len - 8, &b, 8);
-  } else if (len >= 4) {
-    uint32_t a, b;
-    std::memcpy(&a, src, 4);
-    std::memcpy(&b, src + len - 4, 4);
-    std::memcpy(dst, &a, 4);
-    std::memcpy(dst + len - 4, &b, 4);
-  } else {
-    for (size_t i = 0; i < len; ++i) dst[i] = src[i];
-  }
 }
 
 // a == b for the short strings of a name (types: 30 to 50 bytes), inline:
@@ -319,7 +286,27 @@ size_t HashNameParts(bool old_style, absl::string_view authority,
   if (old_style) return name_internal::HashBytes(key, /*old_style=*/true);
   const std::string canonical =
       absl::StrCat("xdstp://", authority, "/", type, "/", key);
-  return name_internal::HashBytes(canonical, /*old_style=*/false);
+  // A canonical path has no raw '?', and a canonical param no raw '&'.
+  const size_t q = std::min(canonical.find('?'), canonical.size());
+  uint64_t params = 0;
+  for (size_t begin = q + 1; begin < canonical.size();) {
+    const size_t end = std::min(canonical.find('&', begin), canonical.size());
+    params += name_internal::ParamHash(canonical.data() + begin, end - begin);
+    begin = end + 1;
+  }
+  return name_internal::HashNewStyle(canonical.data(), q, canonical.size(),
+                                     params);
+}
+
+bool TypeSegmentMatches(absl::string_view canonical_type,
+                        absl::string_view expected_type) {
+  absl::ConsumePrefix(&expected_type, kTypeUrlPrefix);
+  // Without an escape a canonical segment is its decoded form (type names
+  // usually are plain bytes).
+  if (canonical_type.find('%') == absl::string_view::npos) {
+    return canonical_type == expected_type;
+  }
+  return CanonicalEquals(canonical_type, expected_type);
 }
 
 NameNormalizer::NameNormalizer() { params_.reserve(16); }
@@ -557,7 +544,12 @@ bool NameNormalizer::NormalizeFast(absl::string_view raw,
   v->id = absl::string_view(base + type_end + 1, id_end - type_end - 1);
   v->key = absl::string_view(base + type_end + 1, n - type_end - 1);
   v->normalized = absl::string_view(base, n);
-  v->hash = name_internal::HashBytes(v->normalized, /*old_style=*/false);
+  uint64_t param_hashes = 0;
+  for (size_t k = 0; k < count; ++k) {
+    param_hashes +=
+        name_internal::ParamHash(s + params[k].begin, params[k].len);
+  }
+  v->hash = name_internal::HashNewStyle(base, id_end, n, param_hashes);
   return true;
 #endif
 }
@@ -744,6 +736,7 @@ absl::StatusOr<NormalizedNameView> NameNormalizer::NormalizeXdstp(
     if (p < end) return BadByteError(*p, p - begin, "fragment");
   }
 
+  uint64_t param_hashes = 0;  // over the params kept (NormalizedNameView::hash)
   if (!params_.empty()) {
     // Sort by (key, order): insertion sort for the usual handful.
     const size_t count = params_.size();
@@ -775,11 +768,13 @@ absl::StatusOr<NormalizedNameView> NameNormalizer::NormalizeXdstp(
       sep = '&';
       MoveShort(o, ps[i].text, ps[i].text_len);
       o += ps[i].text_len;
+      param_hashes += name_internal::ParamHash(ps[i].text, ps[i].text_len);
     }
   }
   v.key = absl::string_view(id_begin, o - id_begin);
   v.normalized = absl::string_view(out, o - out);
-  v.hash = name_internal::HashBytes(v.normalized, /*old_style=*/false);
+  v.hash = name_internal::HashNewStyle(out, v.id.data() + v.id.size() - out,
+                                       v.normalized.size(), param_hashes);
   return v;
 }
 

@@ -53,9 +53,17 @@ struct NormalizedNameView {
 // Computes NormalizedNameView::hash from its parts (not on the hot path: it
 // builds the canonical name). A 64-bit hash of (old_style, canonical name),
 // seeded per process like absl::Hash; equal parts always hash equal, and
-// old-style and new-style names are hashed in separate domains.
+// old-style and new-style names are hashed in separate domains. A new-style
+// name's params are hashed one by one and summed, so that a lookup can hash
+// a name spelled with its params out of order (CanonicalGuess).
 size_t HashNameParts(bool old_style, absl::string_view authority,
                      absl::string_view type, absl::string_view key);
+
+// True if canonical_type (a NormalizedNameView::type) names expected_type (a
+// type name, or a type URL "type.googleapis.com/..."): the check Normalize()
+// makes of its expected_type.
+bool TypeSegmentMatches(absl::string_view canonical_type,
+                        absl::string_view expected_type);
 
 // Reusable scratch for normalizing names on the hot path (a response's resource
 // names). Not thread-safe; after its buffers have grown to the longest name

@@ -1,6 +1,7 @@
 #include "lib/cache/resource_cache.h"
 
 #include <algorithm>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -155,6 +156,9 @@ TEST(ResourceCacheTest, EquivalentSpellingsHitTheSameEntry) {
       // Duplicates: the last value wins (A47 §Resource Cache).
       {"xdstp://xds.example.com/envoy.config.listener.v3.Listener/svc/"
        "x?a=0&b=2&a=1"},
+      // TP1 §Normalization: "k" is "k=", empty params are dropped.
+      {"xdstp://xds.example.com/envoy.config.listener.v3.Listener/svc/"
+       "x?b=2&&a=1&"},
   };
   Fixture f;
   Entry* e = f.MustInsert(f.lds, kCanonical);
@@ -174,6 +178,72 @@ TEST(ResourceCacheTest, EquivalentSpellingsHitTheSameEntry) {
   ASSERT_NE(e2, nullptr);
   EXPECT_EQ(e2->name(), kCanonical);
   EXPECT_EQ(g.cache.size(), 1u);
+}
+
+// Issue 3 §2: a response's name is looked up by the canonical form it is
+// guessed to have (params sorted, nothing decoded) before being normalized;
+// every spelling still finds its entry, and only its entry, whichever way.
+TEST(ResourceCacheTest, GuessedAndNormalizedLookupsAgree) {
+  struct Case {
+    absl::string_view stored;    // inserted (any spelling)
+    absl::string_view response;  // looked up
+  };
+  const Case kCases[] = {
+      // Canonical, params in order or not, keys one the prefix of another.
+      {"xdstp://xds.example.com/envoy.config.listener.v3.Listener/svc?"
+       "node=a&node.cluster=b&zone=z",
+       "xdstp://xds.example.com/envoy.config.listener.v3.Listener/svc?"
+       "zone=z&node.cluster=b&node=a"},
+      // A raw '?' in a value (a query character, TP1 §Normalization).
+      {"xdstp://xds.example.com/envoy.config.listener.v3.Listener/svc?"
+       "b=x?y&a=1",
+       "xdstp://xds.example.com/envoy.config.listener.v3.Listener/svc?"
+       "a=1&b=x?y"},
+      // '&' in the path is a path character, not a separator.
+      {"xdstp://xds.example.com/envoy.config.listener.v3.Listener/a&b?k=v",
+       "xdstp://xds.example.com/envoy.config.listener.v3.Listener/a&b?k=v"},
+      // Escapes (kept and dropped), upper- and lower-case hex.
+      {"xdstp://xds.example.com/envoy.config.listener.v3.Listener/a%20b?k=%5b",
+       "xdstp://xds.example.com/envoy.config.listener.v3.Listener/a%20b?k=%5B"},
+      {"xdstp://xds.example.com/envoy.config.listener.v3.Listener/a%20b?k=%5b",
+       "xdstp://xds.example.com/envoy.config.listener.v3.Listener/"
+       "%61%20b?k=%5b"},
+      // No query; the empty authority (A47 §Resource Cache).
+      {"xdstp:///envoy.config.listener.v3.Listener/projects/1/svc",
+       "xdstp:///envoy.config.listener.v3.Listener/projects/1/svc"},
+  };
+  Fixture f;
+  std::vector<Entry*> entries;
+  for (const Case& c : kCases) entries.push_back(f.MustInsert(f.lds, c.stored));
+  for (size_t i = 0; i < std::size(kCases); ++i) {
+    SCOPED_TRACE(kCases[i].response);
+    EXPECT_EQ(f.cache.Find(f.lds, kCases[i].response), entries[i]);
+    EXPECT_EQ(f.cache.Find(f.lds, entries[i]->name()), entries[i]);
+    // The other type's level stays separate (A47 §Resource Cache).
+    EXPECT_EQ(f.cache.Find(f.cds, kCases[i].response), nullptr);
+    auto key = f.cache.Parse(f.lds, kCases[i].response);
+    ASSERT_TRUE(key.ok()) << key.status();
+    EXPECT_EQ(f.cache.Find(*key), entries[i]);
+  }
+}
+
+// A Key made by hand must name its type, as Parse() would have checked: the
+// guessed lookup relies on every entry's type segment matching its TypeId.
+TEST(ResourceCacheTest, InsertRejectsKeyOfAnotherType) {
+  Fixture f;
+  auto key = f.cache.Parse(
+      f.lds, "xdstp://xds.example.com/envoy.config.listener.v3.Listener/x");
+  ASSERT_TRUE(key.ok()) << key.status();
+  ResourceCache::Key wrong = *key;
+  wrong.type = f.cds;
+  EXPECT_EQ(f.cache.Insert(wrong).status(),
+            absl::InvalidArgumentError(
+                "invalid xdstp name: resource type "
+                "\"envoy.config.listener.v3.Listener\" does not match "
+                "expected type \"envoy.config.cluster.v3.Cluster\""));
+  EXPECT_EQ(f.cache.size(), 0u);
+  EXPECT_TRUE(f.cache.Insert(*key).ok());
+  EXPECT_EQ(f.cache.Find(f.cds, key->name.normalized), nullptr);
 }
 
 // A47 §Watcher Changes / issue 3 §2: a response's raw name that does not
