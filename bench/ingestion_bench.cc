@@ -29,6 +29,7 @@
 #include "lib/client/xds_client.h"
 #include "lib/client/xds_transport.h"
 #include "lib/resources/resource_type.h"
+#include "lib/resources/route_config_fast.h"
 
 namespace xdsfed {
 namespace {
@@ -278,7 +279,41 @@ void BM_IngestEds(benchmark::State& state) {
 }
 BENCHMARK(BM_IngestEds)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
 
+// RouteConfigResourceType() with its wire-reader fast path switched off:
+// what RDS ingestion cost before route_config_fast.cc (same client, same
+// binary, so the two can be compared in one run).
+class ProtobufOnlyRouteConfigType final : public resources::ResourceType {
+ public:
+  absl::string_view type_url() const override { return base().type_url(); }
+  absl::string_view short_name() const override { return base().short_name(); }
+  bool all_resources_required_in_sotw() const override {
+    return base().all_resources_required_in_sotw();
+  }
+  resources::DecodeResult Decode(const resources::DecodeContext& /*context*/,
+                                 absl::string_view serialized) const override {
+    return resources::internal::DecodeRouteConfigWithProtobuf(serialized);
+  }
+  Json::Value ToJson(const void* value) const override {
+    return base().ToJson(value);
+  }
+  bool Equal(const void* a, const void* b) const override {
+    return base().Equal(a, b);
+  }
+
+ private:
+  static const resources::ResourceType& base() {
+    return resources::RouteConfigResourceType();
+  }
+};
+
+const resources::ResourceType& RouteConfigTypeFor(bool protobuf_only) {
+  static const ProtobufOnlyRouteConfigType* const kProtobufOnly =
+      new ProtobufOnlyRouteConfigType();
+  return protobuf_only ? *kProtobufOnly : resources::RouteConfigResourceType();
+}
+
 // One RouteConfiguration with N virtual hosts, each one domain + one route.
+// Second argument 1: the libprotobuf-only decode (the "before" figure).
 void BM_IngestRds(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
   Responses responses;
@@ -291,10 +326,13 @@ void BM_IngestRds(benchmark::State& state) {
     responses.bytes[v] = bench::SerializeResponse(
         bench::kRdsTypeUrl, absl::StrCat(v), absl::StrCat("n", v), {&config});
   }
-  RunIngestion(state, resources::RouteConfigResourceType(), {"route-0"},
+  RunIngestion(state, RouteConfigTypeFor(state.range(1) != 0), {"route-0"},
                responses);
 }
-BENCHMARK(BM_IngestRds)->Arg(10000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_IngestRds)
+    ->Args({10000, 0})
+    ->Args({10000, 1})
+    ->Unit(benchmark::kMicrosecond);
 
 // N Clusters in one response, every one watched.
 void BM_IngestCds(benchmark::State& state) {
@@ -369,14 +407,18 @@ void BM_ParseOnlyEds(benchmark::State& state) {
 }
 BENCHMARK(BM_ParseOnlyEds)->Arg(10000)->Unit(benchmark::kMicrosecond);
 
+// Second argument 1: the libprotobuf-only decode.
 void BM_DecodeOnlyRds(benchmark::State& state) {
   const std::string bytes =
       bench::MakeRouteConfiguration("route-0", static_cast<int>(state.range(0)),
                                     0, "default.example.com", "cluster-0")
           .SerializeAsString();
-  DecodeOnly(state, resources::RouteConfigResourceType(), bytes);
+  DecodeOnly(state, RouteConfigTypeFor(state.range(1) != 0), bytes);
 }
-BENCHMARK(BM_DecodeOnlyRds)->Arg(10000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_DecodeOnlyRds)
+    ->Args({10000, 0})
+    ->Args({10000, 1})
+    ->Unit(benchmark::kMicrosecond);
 
 void BM_ParseOnlyRds(benchmark::State& state) {
   const std::string bytes =

@@ -16,6 +16,7 @@
 #include "google/protobuf/arena.h"
 #include "lib/base/validation_errors.h"
 #include "lib/resources/resource_type.h"
+#include "lib/resources/route_config_fast.h"
 #include "lib/resources/route_config_util.h"
 
 namespace xdsfed {
@@ -480,38 +481,21 @@ class RouteConfigType final : public ResourceType {
   absl::string_view short_name() const override { return "RouteConfiguration"; }
   bool all_resources_required_in_sotw() const override { return false; }
 
-  DecodeResult Decode(const DecodeContext& context,
+  DecodeResult Decode(const DecodeContext& /*context*/,
                       absl::string_view serialized) const override {
-    DecodeResult result;
-    // On an arena, as for ClusterLoadAssignment: a 10,000-virtual-host
-    // configuration is ~100,000 small messages and strings, and freeing them
-    // one by one cost as much as validating them.
-    google::protobuf::ArenaOptions options;
-    options.start_block_size = 4096;
-    options.max_block_size = 64 * 1024;
-    google::protobuf::Arena arena(options);
-    auto& proto =
-        *google::protobuf::Arena::CreateMessage<route_pb::RouteConfiguration>(
-            &arena);
-    if (serialized.size() > static_cast<size_t>(INT_MAX) ||
-        !proto.ParseFromArray(serialized.data(),
-                              static_cast<int>(serialized.size()))) {
-      result.value = absl::InvalidArgumentError(
-          "cannot decode RouteConfiguration: not a serialized "
-          "envoy.config.route.v3.RouteConfiguration");
-      return result;
-    }
-    result.name = proto.name();
-    ValidationErrors errors;
-    RouteConfig config = ParseRouteConfig(proto, &errors);
-    absl::Status status = errors.status("errors validating RouteConfiguration");
-    if (!status.ok()) {
-      result.value = status;
-    } else {
+    // Most configurations take the wire reader in route_config_fast.cc,
+    // which gives the same value without building protobuf messages; it
+    // leaves anything unusual and every error to the libprotobuf path, so
+    // error messages come from one validator.
+    RouteConfig config;
+    if (internal::FastDecodeRouteConfig(serialized, &config)) {
+      DecodeResult result;
+      result.name = config.name;
       result.value = std::shared_ptr<const void>(
           std::make_shared<const RouteConfig>(std::move(config)));
+      return result;
     }
-    return result;
+    return internal::DecodeRouteConfigWithProtobuf(serialized);
   }
 
   Json::Value ToJson(const void* value) const override {
@@ -646,8 +630,49 @@ RouteConfig ParseRouteConfig(const route_pb::RouteConfiguration& proto,
   return out;
 }
 
+namespace internal {
+
+DecodeResult DecodeRouteConfigWithProtobuf(absl::string_view serialized) {
+  DecodeResult result;
+  // On an arena, as for ClusterLoadAssignment: a 10,000-virtual-host
+  // configuration is ~100,000 small messages and strings, and freeing them
+  // one by one cost as much as validating them.
+  google::protobuf::ArenaOptions options;
+  options.start_block_size = 4096;
+  options.max_block_size = 64 * 1024;
+  google::protobuf::Arena arena(options);
+  auto& proto =
+      *google::protobuf::Arena::CreateMessage<route_pb::RouteConfiguration>(
+          &arena);
+  if (serialized.size() > static_cast<size_t>(INT_MAX) ||
+      !proto.ParseFromArray(serialized.data(),
+                            static_cast<int>(serialized.size()))) {
+    result.value = absl::InvalidArgumentError(
+        "cannot decode RouteConfiguration: not a serialized "
+        "envoy.config.route.v3.RouteConfiguration");
+    return result;
+  }
+  result.name = proto.name();
+  ValidationErrors errors;
+  RouteConfig config = ParseRouteConfig(proto, &errors);
+  absl::Status status = errors.status("errors validating RouteConfiguration");
+  if (!status.ok()) {
+    result.value = status;
+  } else {
+    result.value = std::shared_ptr<const void>(
+        std::make_shared<const RouteConfig>(std::move(config)));
+  }
+  return result;
+}
+
+}  // namespace internal
+
 const ResourceType& RouteConfigResourceType() {
-  static const RouteConfigType* const kType = new RouteConfigType();
+  // The fast path's one-time descriptor check (it may build the messages'
+  // descriptors: up to a few ms) runs here, when a client first registers
+  // the type, rather than on its first response.
+  static const RouteConfigType* const kType =
+      (internal::RouteConfigFastPathAvailable(), new RouteConfigType());
   return *kType;
 }
 
