@@ -11,6 +11,7 @@
 #include "lib/base/validation_errors.h"
 #include "lib/json/json_reader.h"
 #include "lib/name/percent_encoding.h"
+#include "lib/name/resource_name.h"
 
 namespace xdsfed {
 namespace {
@@ -189,6 +190,16 @@ const Bootstrap::Authority* Bootstrap::LookupAuthority(
     absl::string_view name) const {
   auto it = authorities_.find(std::string(name));
   return it == authorities_.end() ? nullptr : &it->second;
+}
+
+std::shared_ptr<const XdsServerConfig> Bootstrap::ServerForResourceName(
+    absl::string_view name) const {
+  absl::StatusOr<ResourceName> parsed = ResourceName::Parse(name, federation_);
+  if (!parsed.ok()) return nullptr;
+  if (parsed->old_style) return servers_.front();
+  const Authority* authority = LookupAuthority(parsed->authority);
+  if (authority == nullptr || authority->xds_servers.empty()) return nullptr;
+  return authority->xds_servers.front();
 }
 
 bool Bootstrap::HasServer(const XdsServerConfig& server) const {

@@ -84,6 +84,15 @@ class Bootstrap {
     return certificate_providers_;
   }
 
+  // The server a resource of this name is fetched from (A47 §XdsClient
+  // Changes): an xdstp: name's authority's first server (its own, or the
+  // top-level list's), else the first top-level server. nullptr when the
+  // name does not parse or names an authority not in the bootstrap. It is
+  // also what a Cluster's `lrs_server: self` means (A47 §LRS Server
+  // Representation).
+  std::shared_ptr<const XdsServerConfig> ServerForResourceName(
+      absl::string_view name) const;
+
   // True if `server` equals one of the bootstrap's servers (uri, creds,
   // features): the A47 rule for accepting an LRS server.
   bool HasServer(const XdsServerConfig& server) const;

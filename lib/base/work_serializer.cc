@@ -1,9 +1,8 @@
-#include "lib/client/work_serializer.h"
+#include "lib/base/work_serializer.h"
 
 #include <utility>
 
 namespace xdsfed {
-namespace client {
 
 void WorkSerializer::Schedule(std::function<void()> fn) {
   MutexLock lock(&mu_);
@@ -31,5 +30,4 @@ void WorkSerializer::Drain() {
   }
 }
 
-}  // namespace client
 }  // namespace xdsfed
