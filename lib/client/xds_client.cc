@@ -65,6 +65,12 @@ class XdsClient::Impl : public std::enable_shared_from_this<Impl> {
   void CancelWatch(WatchId id);
   Json::Value DumpConfig() const;
   std::vector<std::string> ChannelServerUris() const;
+  absl::StatusOr<std::shared_ptr<XdsTransport>> SharedTransport(
+      const XdsServerConfig& server);
+  const std::shared_ptr<const Bootstrap>& bootstrap() const {
+    return bootstrap_;
+  }
+  const Options& options() const { return options_; }
   void Shutdown();
 
   // Transport and timer events; (server, generation) identify the channel or
@@ -128,6 +134,9 @@ class XdsClient::Impl : public std::enable_shared_from_this<Impl> {
     uint64_t generation = 0;
     std::shared_ptr<const XdsServerConfig> server;
     std::shared_ptr<XdsTransport> transport;
+    // Identifies the transport's connectivity callbacks: the channel's own
+    // generation, or that of a transport lib/lrs created first.
+    uint64_t transport_generation = 0;
     // Last accepted version per type, kept across streams.
     absl::flat_hash_map<TypeId, std::string> versions;
     std::unique_ptr<AdsCall> call;  // null while backing off
@@ -141,6 +150,13 @@ class XdsClient::Impl : public std::enable_shared_from_this<Impl> {
   struct WatchState {
     std::shared_ptr<Watcher> watcher;
     Entry* entry = nullptr;  // null: the watch failed at start
+  };
+
+  // A transport shared with lib/lrs (SharedTransport), held weakly: it
+  // lives while the ADS channel or an LRS stream holds it.
+  struct SharedTransportSlot {
+    std::weak_ptr<XdsTransport> transport;
+    uint64_t generation = 0;  // of its connectivity callback
   };
 
   class AdsHandler;
@@ -211,6 +227,8 @@ class XdsClient::Impl : public std::enable_shared_from_this<Impl> {
   absl::flat_hash_map<ServerId, std::unique_ptr<Channel>> channels_
       ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<WatchId, WatchState> watches_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<XdsServerConfig, SharedTransportSlot> shared_transports_
+      ABSL_GUARDED_BY(mu_);
   WatchId next_watch_id_ ABSL_GUARDED_BY(mu_) = 1;
   uint64_t next_generation_ ABSL_GUARDED_BY(mu_) = 1;
   uint64_t next_token_ ABSL_GUARDED_BY(mu_) = 1;
@@ -410,8 +428,17 @@ XdsClient::Impl::Channel* XdsClient::Impl::GetOrCreateChannelLocked(
   channel->id = server;
   channel->generation = next_generation_++;
   channel->server = servers_[server];
+  // lib/lrs may hold a transport to this server already: ADS joins it, so
+  // both streams run on one channel (as in gRPC).
+  SharedTransportSlot& shared_slot = shared_transports_[*channel->server];
+  if (std::shared_ptr<XdsTransport> shared = shared_slot.transport.lock()) {
+    channel->transport = std::move(shared);
+    channel->transport_generation = shared_slot.generation;
+    return channel;
+  }
   std::weak_ptr<Impl> weak = weak_from_this();
   const uint64_t gen = channel->generation;
+  channel->transport_generation = gen;
   absl::StatusOr<std::unique_ptr<XdsTransport>> transport =
       transport_factory_->Create(
           *channel->server, [weak, server, gen](absl::Status status) {
@@ -421,6 +448,7 @@ XdsClient::Impl::Channel* XdsClient::Impl::GetOrCreateChannelLocked(
           });
   if (transport.ok()) {
     channel->transport = std::move(*transport);
+    shared_slot = SharedTransportSlot{channel->transport, gen};
   } else {
     // Only the watch being started uses the channel: it gets the status as
     // the channel's pending error.
@@ -647,7 +675,9 @@ void XdsClient::Impl::OnConnectivityFailure(ServerId server,
     MutexLock lock(&mu_);
     if (shutting_down_) return;
     Channel* channel = FindChannelLocked(server);
-    if (channel == nullptr || channel->generation != channel_gen) return;
+    if (channel == nullptr || channel->transport_generation != channel_gen) {
+      return;
+    }
     SetChannelStatusLocked(channel, status);
   }
   serializer_.Drain();
@@ -925,6 +955,42 @@ std::vector<std::string> XdsClient::Impl::ChannelServerUris() const {
   return uris;
 }
 
+absl::StatusOr<std::shared_ptr<XdsTransport>> XdsClient::Impl::SharedTransport(
+    const XdsServerConfig& server) {
+  if (!bootstrap_->HasServer(server)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("xDS server ", server.server_uri(),
+                     " is not a server of the bootstrap"));
+  }
+  MutexLock lock(&mu_);
+  if (shutting_down_) {
+    return absl::FailedPreconditionError("xds client is shut down");
+  }
+  SharedTransportSlot& slot = shared_transports_[server];
+  if (std::shared_ptr<XdsTransport> shared = slot.transport.lock()) {
+    return shared;
+  }
+  // A server ADS may use later gets a callback its channel will recognise;
+  // others (fallback servers ADS never uses) need none.
+  ServerId id = cache::kNoServer;
+  for (ServerId i = 0; i < servers_.size(); ++i) {
+    if (*servers_[i] == server) id = i;
+  }
+  const uint64_t gen = next_generation_++;
+  std::weak_ptr<Impl> weak = weak_from_this();
+  absl::StatusOr<std::unique_ptr<XdsTransport>> transport =
+      transport_factory_->Create(server, [weak, id, gen](absl::Status status) {
+        if (id == cache::kNoServer) return;
+        if (auto impl = weak.lock()) {
+          impl->OnConnectivityFailure(id, gen, std::move(status));
+        }
+      });
+  if (!transport.ok()) return transport.status();
+  std::shared_ptr<XdsTransport> shared = std::move(*transport);
+  slot = SharedTransportSlot{shared, gen};
+  return shared;
+}
+
 void XdsClient::Impl::Shutdown() {
   Deferred d;
   {
@@ -944,6 +1010,7 @@ void XdsClient::Impl::Shutdown() {
       }
     }
     channels_.clear();
+    shared_transports_.clear();
     for (auto& w : watches_) {
       d.dead_watchers.push_back(std::move(w.second.watcher));
     }
@@ -984,6 +1051,19 @@ Json::Value XdsClient::DumpConfig() const { return impl_->DumpConfig(); }
 
 std::vector<std::string> XdsClient::ChannelServerUris() const {
   return impl_->ChannelServerUris();
+}
+
+absl::StatusOr<std::shared_ptr<XdsTransport>> XdsClient::SharedTransport(
+    const XdsServerConfig& server) {
+  return impl_->SharedTransport(server);
+}
+
+const std::shared_ptr<const Bootstrap>& XdsClient::bootstrap() const {
+  return impl_->bootstrap();
+}
+
+const XdsClient::Options& XdsClient::options() const {
+  return impl_->options();
 }
 
 }  // namespace client

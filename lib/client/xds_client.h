@@ -132,6 +132,18 @@ class XdsClient {
   std::vector<std::string> ChannelServerUris() const;
   size_t channel_count() const { return ChannelServerUris().size(); }
 
+  // For the load-reporting client (lib/lrs): a reference to the channel of
+  // `server`, so that its LRS stream runs on the same channel as its ADS
+  // stream, as in gRPC. While either holds it, both use this one transport
+  // (an ADS channel opened later adopts it). Errors: kInvalidArgument for a
+  // server that is not one of the bootstrap's (A47 §XdsClient Load Reporting
+  // APIs), kFailedPrecondition after shutdown, the factory's error.
+  absl::StatusOr<std::shared_ptr<XdsTransport>> SharedTransport(
+      const XdsServerConfig& server);
+  // What the client was created with (lib/lrs sends the same node).
+  const std::shared_ptr<const Bootstrap>& bootstrap() const;
+  const Options& options() const;
+
   class Impl;
 
  private:

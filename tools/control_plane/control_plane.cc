@@ -496,6 +496,9 @@ class ControlPlane::Impl::LrsStream
     responded_ = true;
     LoadStatsResponse response;
     response.set_send_all_clusters(cp_->options_.lrs_send_all_clusters);
+    for (const std::string& cluster : cp_->options_.lrs_clusters) {
+      response.add_clusters(cluster);
+    }
     absl::Duration interval = cp_->options_.lrs_interval;
     int64_t seconds = absl::IDivDuration(interval, absl::Seconds(1), &interval);
     response.mutable_load_reporting_interval()->set_seconds(seconds);

@@ -97,6 +97,9 @@ class ControlPlane {
     // What the LRS response asks of the client.
     absl::Duration lrs_interval = absl::Seconds(1);
     bool lrs_send_all_clusters = true;
+    // LoadStatsResponse.clusters: the clusters to report when
+    // lrs_send_all_clusters is false.
+    std::vector<std::string> lrs_clusters;
   };
 
   explicit ControlPlane(Options options);
