@@ -1,6 +1,6 @@
 #!/bin/sh
-# `xdsfed watch --target` follows a federated chain across two
-# `xdsfed control-plane` processes (issue 4 "Done when"; CLI.md §watch):
+# `xdsfed watch --target` follows a federated chain (and its cluster tree)
+# across two `xdsfed control-plane` processes (issue 4 "Done when"; CLI.md §watch):
 # Listener + RouteConfiguration from xds.authority.com's server, Cluster +
 # ClusterLoadAssignment from xds.other.com's. Also TYPE:NAME watches and a
 # does-not-exist.
@@ -90,6 +90,9 @@ for n in "$L" "$R" "$C" "$E"; do
   check "target: $n" 0 1 "\"name\":\"$n\"" "$tmp/target.out"
 done
 check "target: quiet" 0 0 '"resource"' "$tmp/target.out"
+# The route's cluster resolved as a channel's cds policy would (A37).
+check "target: cluster tree" 0 1 '"event":"cluster_tree"' "$tmp/target.out"
+check "target: priority config" 0 1 '"priority_experimental"' "$tmp/target.out"
 # Each control plane was asked for its own authority's names only.
 check "authority cp: no other.com names" 0 0 'xds.other.com' "$tmp/authority.log"
 check "other cp: no authority.com names" 0 0 'xds.authority.com' "$tmp/other.log"

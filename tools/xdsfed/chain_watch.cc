@@ -45,8 +45,11 @@ class ChainWatch::NodeWatcher : public client::Watcher {
   const Key key_;
 };
 
-ChainWatch::ChainWatch(std::shared_ptr<client::XdsClient> client, Sink sink)
-    : client_(std::move(client)), sink_(std::move(sink)) {}
+ChainWatch::ChainWatch(std::shared_ptr<client::XdsClient> client, Sink sink,
+                       RootsSink roots_sink)
+    : client_(std::move(client)),
+      sink_(std::move(sink)),
+      roots_sink_(std::move(roots_sink)) {}
 
 ChainWatch::~ChainWatch() { Stop(); }
 
@@ -63,13 +66,29 @@ void ChainWatch::Watch(const resources::ResourceType& type,
                        const std::string& name, Mode mode) {
   Key key(&type, name);
   bool start;
+  std::optional<std::set<std::string>> roots;
   {
     absl::MutexLock lock(&mu_);
     if (stopped_) return;
     mode_ = mode;
     start = RefLocked(key);
+    if (mode == Mode::kClient && &type == &resources::ClusterResourceType()) {
+      direct_roots_.insert(name);
+      roots = RootsChangedLocked();
+    }
   }
+  if (roots.has_value() && roots_sink_ != nullptr) roots_sink_(*roots);
   if (start) StartWatch(key);
+}
+
+std::optional<std::set<std::string>> ChainWatch::RootsChangedLocked() {
+  std::set<std::string> roots = direct_roots_;
+  for (const auto& [key, names] : roots_of_) {
+    roots.insert(names.begin(), names.end());
+  }
+  if (roots == roots_seen_) return std::nullopt;
+  roots_seen_ = roots;
+  return roots;
 }
 
 void ChainWatch::Stop() {
@@ -100,6 +119,7 @@ void ChainWatch::UnrefLocked(const Key& key,
   if (it->second.id != 0) cancel->insert(it->second.id);
   std::set<Key> children = std::move(it->second.children);
   nodes_.erase(it);
+  roots_of_.erase(key);
   for (const Key& child : children) UnrefLocked(child, cancel);
 }
 
@@ -122,6 +142,7 @@ void ChainWatch::StartWatch(const Key& key) {
 void ChainWatch::OnEvent(const Key& key, Event event) {
   std::vector<Key> start;
   std::set<client::WatchId> cancel;
+  std::optional<std::set<std::string>> roots;
   {
     absl::MutexLock lock(&mu_);
     if (stopped_) return;
@@ -141,9 +162,23 @@ void ChainWatch::OnEvent(const Key& key, Event event) {
       for (const Key& child : old) {
         if (children.count(child) == 0) UnrefLocked(child, &cancel);
       }
+      // Clusters named by a Listener or RouteConfiguration are roots; those
+      // under a Cluster are its aggregate children.
+      if (mode_ == Mode::kClient &&
+          key.first != &resources::ClusterResourceType()) {
+        std::set<std::string>& names = roots_of_[key];
+        names.clear();
+        for (const Key& child : children) {
+          if (child.first == &resources::ClusterResourceType()) {
+            names.insert(child.second);
+          }
+        }
+      }
+      roots = RootsChangedLocked();
     }
   }
   sink_(event);
+  if (roots.has_value() && roots_sink_ != nullptr) roots_sink_(*roots);
   for (const Key& child : start) StartWatch(child);
   for (client::WatchId id : cancel) client_->CancelWatch(id);
   absl::MutexLock lock(&mu_);

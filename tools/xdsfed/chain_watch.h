@@ -14,6 +14,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -42,9 +43,14 @@ class ChainWatch {
     absl::Status error;                 // kError
   };
   using Sink = std::function<void(const Event&)>;
+  // The root clusters of the chain (those a route names, or a Cluster
+  // watched directly in kClient mode): the trees a channel would resolve.
+  // Called with the whole set whenever it changes, one call at a time.
+  using RootsSink = std::function<void(const std::set<std::string>& roots)>;
 
   // The sink runs on the client's callback thread, one event at a time.
-  ChainWatch(std::shared_ptr<client::XdsClient> client, Sink sink);
+  ChainWatch(std::shared_ptr<client::XdsClient> client, Sink sink,
+             RootsSink roots_sink = nullptr);
   ~ChainWatch();  // Stop()
   ChainWatch(const ChainWatch&) = delete;
   ChainWatch& operator=(const ChainWatch&) = delete;
@@ -79,6 +85,10 @@ class ChainWatch {
   void UnrefLocked(const Key& key, std::set<client::WatchId>* cancel)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void StartWatch(const Key& key);
+  // The union of roots_of_ and direct_roots_ if it differs from what
+  // roots_sink_ saw last (then remembered as seen), else nullopt.
+  std::optional<std::set<std::string>> RootsChangedLocked()
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::shared_ptr<client::XdsClient> client_;
   const Sink sink_;
@@ -88,6 +98,11 @@ class ChainWatch {
   Mode mode_ ABSL_GUARDED_BY(mu_) = Mode::kNone;
   std::string data_plane_authority_ ABSL_GUARDED_BY(mu_);
   std::map<Key, Node> nodes_ ABSL_GUARDED_BY(mu_);
+  const RootsSink roots_sink_;
+  // Root clusters named by each Listener / RouteConfiguration (kClient).
+  std::map<Key, std::set<std::string>> roots_of_ ABSL_GUARDED_BY(mu_);
+  std::set<std::string> direct_roots_ ABSL_GUARDED_BY(mu_);
+  std::set<std::string> roots_seen_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace xdsfed::cli

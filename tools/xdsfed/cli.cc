@@ -8,6 +8,7 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <mutex>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -76,7 +77,11 @@ void PrintJson(const Json::Value& value) {
   Json::StreamWriterBuilder builder;
   builder["indentation"] = "";
   builder["emitUTF8"] = true;
-  std::cout << Json::writeString(builder, value) << "\n";
+  std::string line = Json::writeString(builder, value);
+  // Events arrive on several threads (client, DNS); lines must not mix.
+  static std::mutex* mu = new std::mutex;
+  std::lock_guard<std::mutex> lock(*mu);
+  std::cout << line << "\n";
   std::cout.flush();
 }
 

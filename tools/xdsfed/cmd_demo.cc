@@ -2,10 +2,15 @@
 // planes serve two authorities of the gRFC A47 "Multiple Authorities"
 // bootstrap (server URIs pointed at them, insecure creds); an XdsClient
 // follows the chain a channel for xds:///server.example.com would: the
-// Listener and RouteConfiguration come from xds.authority.com, the Cluster
-// and ClusterLoadAssignment from xds.other.com. Prints JSON lines: the setup,
-// every watcher event, then a summary of the followed chain.
+// Listener and RouteConfiguration come from xds.authority.com, the Clusters
+// and ClusterLoadAssignment from xds.other.com. The route's cluster is an A37
+// aggregate: an EDS cluster first, a LOGICAL_DNS cluster (localhost, an
+// old-style name on the top-level server) as fallback; the demo resolves the
+// tree as a channel's cds policy would and prints the generated LB configs.
+// Prints JSON lines: the setup, every watcher event, every cluster tree
+// update, then a summary.
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -16,10 +21,14 @@
 #include "lib/bootstrap/bootstrap.h"
 #include "lib/bootstrap/target_resolver.h"
 #include "lib/client/xds_client.h"
+#include "lib/client/xds_client_cluster_source.h"
+#include "lib/cluster/cluster_resolution.h"
 #include "lib/transport/grpc_transport.h"
 #include "tools/control_plane/control_plane.h"
 #include "tools/xdsfed/chain_watch.h"
 #include "tools/xdsfed/cli.h"
+#include "tools/xdsfed/cluster_tree_output.h"
+#include "tools/xdsfed/cluster_tree_watch.h"
 #include "tools/xdsfed/watch_output.h"
 
 namespace xdsfed::cli {
@@ -32,14 +41,19 @@ constexpr char kListener[] =
 constexpr char kRoute[] =
     "xdstp://xds.authority.com/envoy.config.route.v3.RouteConfiguration/"
     "grpc/client/server.example.com?project_id=1234";
+constexpr char kAggregate[] =
+    "xdstp://xds.other.com/envoy.config.cluster.v3.Cluster/backend-with-"
+    "fallback?project_id=1234";
 constexpr char kCluster[] =
     "xdstp://xds.other.com/envoy.config.cluster.v3.Cluster/backend?"
     "project_id=1234";
+constexpr char kDnsCluster[] = "dns-fallback";
 constexpr char kEndpoints[] =
     "xdstp://xds.other.com/envoy.config.endpoint.v3.ClusterLoadAssignment/"
     "backend?project_id=1234";
 
-// xds.authority.com: the Listener (RDS over ADS) and its RouteConfiguration.
+// xds.authority.com (also the top-level server): the Listener (RDS over
+// ADS), its RouteConfiguration, and the old-style LOGICAL_DNS cluster.
 std::string AuthoritySnapshot() {
   return absl::Substitute(R"json({"version":"demo-1","resources":{
  "envoy.config.listener.v3.Listener":{"$0":{"api_listener":{"api_listener":{
@@ -49,16 +63,24 @@ std::string AuthoritySnapshot() {
    "@type":"type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"}}]}}}},
  "envoy.config.route.v3.RouteConfiguration":{"$1":{"virtual_hosts":[
   {"name":"server","domains":["server.example.com"],
-   "routes":[{"match":{"prefix":""},"route":{"cluster":"$2"}}]}]}}}})json",
-                          kListener, kRoute, kCluster);
+   "routes":[{"match":{"prefix":""},"route":{"cluster":"$2"}}]}]}},
+ "envoy.config.cluster.v3.Cluster":{"$3":{"type":"LOGICAL_DNS",
+  "load_assignment":{"endpoints":[{"lb_endpoints":[{"endpoint":{"address":{
+   "socket_address":{"address":"localhost","port_value":8080}}}}]}]}}}}})json",
+                          kListener, kRoute, kAggregate, kDnsCluster);
 }
 
-// xds.other.com: the Cluster (EDS, service name set as A47 requires for
-// xdstp:// clusters) and its endpoints in two localities.
+// xds.other.com: the aggregate cluster, the EDS cluster (service name set
+// as A47 requires for xdstp:// clusters; load reports to this server) and
+// its endpoints in two localities.
 std::string OtherSnapshot() {
   return absl::Substitute(R"json({"version":"demo-1","resources":{
- "envoy.config.cluster.v3.Cluster":{"$0":{"type":"EDS",
-  "eds_cluster_config":{"eds_config":{"ads":{}},"service_name":"$1"}}},
+ "envoy.config.cluster.v3.Cluster":{
+  "$2":{"cluster_type":{"name":"envoy.clusters.aggregate","typed_config":{
+   "@type":"type.googleapis.com/envoy.extensions.clusters.aggregate.v3.ClusterConfig",
+   "clusters":["$0","$3"]}}},
+  "$0":{"type":"EDS","lrs_server":{"self":{}},
+   "eds_cluster_config":{"eds_config":{"ads":{}},"service_name":"$1"}}},
  "envoy.config.endpoint.v3.ClusterLoadAssignment":{"$1":{"endpoints":[
   {"locality":{"region":"us-east1","zone":"us-east1-b"},"load_balancing_weight":3,
    "lb_endpoints":[
@@ -67,7 +89,7 @@ std::string OtherSnapshot() {
   {"locality":{"region":"us-west1","zone":"us-west1-a"},"load_balancing_weight":1,
    "lb_endpoints":[
     {"endpoint":{"address":{"socket_address":{"address":"10.0.1.1","port_value":8080}}}}]}]}}}})json",
-                          kCluster, kEndpoints);
+                          kCluster, kEndpoints, kAggregate, kDnsCluster);
 }
 
 std::string ServerJson(int port) {
@@ -159,23 +181,47 @@ int RunDemo(Context& context) {
     PrintJson(InvalidResult(client.status().message()));
     return kExitInvalid;
   }
-  // Done when every link of the chain has a value.
+  // Done when the chain's four types have values and the cluster tree has
+  // resolved both mechanisms to endpoints.
+  struct Progress {
+    std::set<std::string> types;  // type URLs that delivered a value
+    bool tree_ok = false;
+    bool failed = false;
+  };
   absl::Mutex mu;
-  std::vector<std::string> received;  // type URLs, in arrival order
-  bool failed = false;
+  Progress progress;
   Json::Value summary(Json::objectValue);
   {
-    ChainWatch chain(*client, [&](const ChainWatch::Event& event) {
-      Json::Value line = WatchEventToJson(event, /*quiet=*/false);
-      line["step"] = "event";
-      PrintJson(line);
-      absl::MutexLock lock(&mu);
-      if (event.kind == ChainWatch::Event::Kind::kChanged) {
-        received.emplace_back(event.type->type_url());
-      } else {
-        failed = true;
-      }
-    });
+    ClusterTreePrinter tree_printer;
+    ClusterTreeWatch trees(
+        std::make_shared<client::XdsClientClusterSource>(*client),
+        {cluster::SystemDnsResolver(), *bootstrap},
+        [&](const std::string& root,
+            const cluster::ClusterResolution::Update& update) {
+          Json::Value line = tree_printer.ToJson(root, update);
+          line["step"] = "cluster_tree";
+          PrintJson(line);
+          bool all_resolved = update.status.ok();
+          for (const auto& m : update.mechanisms) {
+            if (m.endpoints == nullptr) all_resolved = false;
+          }
+          absl::MutexLock lock(&mu);
+          progress.tree_ok = all_resolved && update.mechanisms.size() == 2;
+        });
+    ChainWatch chain(
+        *client,
+        [&](const ChainWatch::Event& event) {
+          Json::Value line = WatchEventToJson(event, /*quiet=*/false);
+          line["step"] = "event";
+          PrintJson(line);
+          absl::MutexLock lock(&mu);
+          if (event.kind == ChainWatch::Event::Kind::kChanged) {
+            progress.types.insert(std::string(event.type->type_url()));
+          } else {
+            progress.failed = true;
+          }
+        },
+        [&trees](const std::set<std::string>& roots) { trees.SetRoots(roots); });
     chain.FollowListener(resolved->listener_resource_name,
                          ChainWatch::Mode::kClient,
                          resolved->data_plane_authority);
@@ -183,8 +229,8 @@ int RunDemo(Context& context) {
       absl::MutexLock lock(&mu);
       mu.AwaitWithTimeout(
           absl::Condition(
-              +[](std::vector<std::string>* r) { return r->size() >= 4; },
-              &received),
+              +[](Progress* p) { return p->types.size() >= 4 && p->tree_ok; },
+              &progress),
           absl::Seconds(20));
     }
     // Taken before Stop(): the last cancelled watch releases the channels.
@@ -194,14 +240,16 @@ int RunDemo(Context& context) {
     }
     Json::Value resources = (*client)->DumpConfig();
     chain.Stop();
+    trees.Stop();
 
     absl::MutexLock lock(&mu);
-    const bool complete = received.size() >= 4 && !failed;
+    const bool complete =
+        progress.types.size() >= 4 && progress.tree_ok && !progress.failed;
     summary["valid"] = complete;
     if (!complete) {
       summary["error"] =
-          "the chain Listener -> RouteConfiguration -> Cluster -> "
-          "ClusterLoadAssignment did not complete within 20 s";
+          "the chain Listener -> RouteConfiguration -> Cluster tree -> "
+          "ClusterLoadAssignment + DNS did not complete within 20 s";
     }
     summary["step"] = "summary";
     summary["channels"] = std::move(channels);

@@ -1,23 +1,30 @@
 // `xdsfed watch [--timeout SECONDS] [--quiet] (--target XDS_TARGET |
 // --server-listen HOST:PORT | TYPE:NAME...)`: a real XdsClient against the
 // bootstrap's servers, printing one JSON line per watcher event
-// (../shared/CLI.md). Exit status: 0 if no event was an error, else 1.
+// (../shared/CLI.md); with --target also one "cluster_tree" line per update
+// of each root cluster's A37 tree. Exit status: 0 if no event was an error
+// (or a failed tree), else 1.
 #include <signal.h>
 
 #include <atomic>
 #include <cerrno>
 #include <ctime>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "absl/strings/numbers.h"
 #include "lib/bootstrap/target_resolver.h"
 #include "lib/client/xds_client.h"
+#include "lib/client/xds_client_cluster_source.h"
+#include "lib/cluster/cluster_resolution.h"
 #include "lib/transport/grpc_transport.h"
 #include "tools/xdsfed/bootstrap_source.h"
 #include "tools/xdsfed/chain_watch.h"
 #include "tools/xdsfed/cli.h"
+#include "tools/xdsfed/cluster_tree_output.h"
+#include "tools/xdsfed/cluster_tree_watch.h"
 #include "tools/xdsfed/watch_output.h"
 
 namespace xdsfed::cli {
@@ -120,10 +127,31 @@ int RunWatch(Context& context) {
   }
   std::atomic<bool> any_error{false};
   {
-    ChainWatch chain(*client, [&](const ChainWatch::Event& event) {
-      if (event.kind == ChainWatch::Event::Kind::kError) any_error = true;
-      PrintJson(WatchEventToJson(event, quiet));
-    });
+    // --target: the cluster trees under the route's clusters, as the
+    // channel's cds policies would resolve them (A37), one line per update.
+    ClusterTreePrinter tree_printer;
+    ClusterTreeWatch trees(
+        std::make_shared<client::XdsClientClusterSource>(*client),
+        {cluster::SystemDnsResolver(), *bootstrap},
+        [&](const std::string& root,
+            const cluster::ClusterResolution::Update& update) {
+          Json::Value line = tree_printer.ToJson(root, update);
+          if (!line["valid"].asBool()) any_error = true;
+          PrintJson(line);
+        });
+    ChainWatch::RootsSink roots_sink;
+    if (target.has_value()) {
+      roots_sink = [&trees](const std::set<std::string>& roots) {
+        trees.SetRoots(roots);
+      };
+    }
+    ChainWatch chain(
+        *client,
+        [&](const ChainWatch::Event& event) {
+          if (event.kind == ChainWatch::Event::Kind::kError) any_error = true;
+          PrintJson(WatchEventToJson(event, quiet));
+        },
+        roots_sink);
     if (target.has_value()) {
       chain.FollowListener(resolved->listener_resource_name,
                            ChainWatch::Mode::kClient,
@@ -138,6 +166,7 @@ int RunWatch(Context& context) {
     }
     WaitForSignalOrTimeout(signals, timeout_seconds);
     chain.Stop();
+    trees.Stop();
   }
   return any_error ? kExitInvalid : kExitValid;
 }

@@ -1,0 +1,117 @@
+// `xdsfed cluster-tree --resources SNAPSHOT ROOT`: the A37 cluster tree under
+// ROOT as a channel would resolve it from the Clusters of a snapshot file
+// (../shared/CLI.md): the ordered discovery mechanisms and the
+// xds_cluster_resolver_experimental config, or the error the channel would
+// report. A snapshot is complete, so a Cluster it lacks does not exist.
+//
+//   {"valid":true,"root":"A","clusters":["A","B","C","D","E"],
+//    "discovery_mechanisms":[{"cluster":"B","type":"EDS",...},...],
+//    "lb_config":[{"xds_cluster_resolver_experimental":{...}}]}
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "lib/cluster/cluster_tree.h"
+#include "lib/name/resource_name.h"
+#include "lib/resources/cluster.h"
+#include "tools/control_plane/control_plane.h"
+#include "tools/xdsfed/bootstrap_source.h"
+#include "tools/xdsfed/cli.h"
+#include "tools/xdsfed/cluster_tree_output.h"
+
+namespace xdsfed::cli {
+namespace {
+
+constexpr absl::string_view kClusterType = "envoy.config.cluster.v3.Cluster";
+
+// Cluster names meet through their canonical form, as in the client's cache.
+std::string Canonical(const std::string& name, bool federation) {
+  absl::StatusOr<std::string> normalized =
+      NormalizeResourceName(name, federation);
+  return normalized.ok() ? *normalized : name;
+}
+
+int RunClusterTree(Context& context) {
+  bool missing = false;
+  std::optional<std::string> snapshot_file =
+      TakeFlag(&context.args, "--resources", &missing);
+  if (missing || !snapshot_file.has_value() || context.args.size() != 1) {
+    return UsageError("usage: xdsfed cluster-tree --resources SNAPSHOT ROOT");
+  }
+  const std::string& root = context.args[0];
+  const bool federation = context.FederationEnabled();
+  absl::StatusOr<std::string> text = ReadFile(*snapshot_file);
+  if (!text.ok()) return UsageError(text.status().message());
+  absl::StatusOr<control_plane::Snapshot> snapshot =
+      control_plane::ParseSnapshot(*text);
+  if (!snapshot.ok()) return UsageError(snapshot.status().message());
+
+  // Every Cluster of the snapshot, validated as on receipt. An invalid one
+  // would be NACKed and never arrive: to the tree it does not exist, and
+  // the error says why.
+  std::map<std::string, std::shared_ptr<const resources::ClusterResource>>
+      received;
+  std::map<std::string, std::string> invalid;
+  auto clusters = snapshot->resources.find(std::string(kClusterType));
+  if (clusters != snapshot->resources.end()) {
+    for (const auto& [key, resource] : clusters->second) {
+      resources::DecodeResult decoded = resources::ClusterResourceType().Decode(
+          {federation}, resource.bytes);
+      std::string name = Canonical(decoded.name.empty() ? key : decoded.name,
+                                   federation);
+      if (decoded.value.ok()) {
+        received[name] =
+            std::static_pointer_cast<const resources::ClusterResource>(
+                *decoded.value);
+      } else {
+        invalid[name] = std::string(decoded.value.status().message());
+      }
+    }
+  }
+  auto lookup = [&](absl::string_view name) {
+    auto it = received.find(Canonical(std::string(name), federation));
+    if (it == received.end()) return cluster::ClusterLookupResult::DoesNotExist();
+    return cluster::ClusterLookupResult::Received(*it->second);
+  };
+  cluster::ClusterTreeResult tree = cluster::ResolveClusterTree(root, lookup);
+
+  Json::Value out(Json::objectValue);
+  if (!tree.ok()) {
+    std::string error(tree.error.message());
+    for (const auto& [name, why] : invalid) {
+      if (absl::StrContains(error, absl::StrCat("\"", name, "\""))) {
+        absl::StrAppend(&error, " (the snapshot's Cluster \"", name,
+                        "\" is invalid: ", why, ")");
+      }
+    }
+    out = InvalidResult(error);
+  } else {
+    out["valid"] = true;
+  }
+  out["root"] = root;
+  Json::Value watched(Json::arrayValue);
+  for (const std::string& name : tree.clusters) watched.append(name);
+  out["clusters"] = watched;
+  if (tree.ok()) {
+    // `lrs_server: self` means the server the Cluster came from; with a
+    // bootstrap at hand that is a concrete server, else it stays unset.
+    std::shared_ptr<const Bootstrap> bootstrap;
+    if (auto loaded = LoadBootstrap(context); loaded.ok()) bootstrap = *loaded;
+    std::vector<cluster::ResolvedMechanism> mechanisms =
+        WithoutEndpoints(tree.mechanisms, bootstrap.get());
+    out["discovery_mechanisms"] = MechanismsToJson(mechanisms);
+    out["lb_config"] = ResolverConfigJson(mechanisms);
+  }
+  PrintJson(out);
+  return tree.ok() ? kExitValid : kExitInvalid;
+}
+
+XDSFED_REGISTER_COMMAND("cluster-tree", RunClusterTree,
+                        "cluster-tree --resources SNAPSHOT ROOT  the A37 "
+                        "cluster tree under ROOT");
+
+}  // namespace
+}  // namespace xdsfed::cli
