@@ -7,8 +7,11 @@
 // aggregate: an EDS cluster first, a LOGICAL_DNS cluster (localhost, an
 // old-style name on the top-level server) as fallback; the demo resolves the
 // tree as a channel's cds policy would and prints the generated LB configs.
+// Then it records simulated calls on the EDS cluster through its circuit
+// breaker (max_requests 4) and waits for the load report to reach the
+// cluster's LRS server (`self`: xds.other.com).
 // Prints JSON lines: the setup, every watcher event, every cluster tree
-// update, then a summary.
+// update, the calls and the load report, then a summary.
 #include <memory>
 #include <set>
 #include <string>
@@ -29,6 +32,7 @@
 #include "tools/xdsfed/cli.h"
 #include "tools/xdsfed/cluster_tree_output.h"
 #include "tools/xdsfed/cluster_tree_watch.h"
+#include "tools/xdsfed/demo_load_report.h"
 #include "tools/xdsfed/watch_output.h"
 
 namespace xdsfed::cli {
@@ -71,8 +75,9 @@ std::string AuthoritySnapshot() {
 }
 
 // xds.other.com: the aggregate cluster, the EDS cluster (service name set
-// as A47 requires for xdstp:// clusters; load reports to this server) and
-// its endpoints in two localities.
+// as A47 requires for xdstp:// clusters; load reports to this server; a
+// circuit breaker of 4 concurrent requests) and its endpoints in two
+// localities.
 std::string OtherSnapshot() {
   return absl::Substitute(R"json({"version":"demo-1","resources":{
  "envoy.config.cluster.v3.Cluster":{
@@ -80,6 +85,7 @@ std::string OtherSnapshot() {
    "@type":"type.googleapis.com/envoy.extensions.clusters.aggregate.v3.ClusterConfig",
    "clusters":["$0","$3"]}}},
   "$0":{"type":"EDS","lrs_server":{"self":{}},
+   "circuit_breakers":{"thresholds":[{"max_requests":4}]},
    "eds_cluster_config":{"eds_config":{"ads":{}},"service_name":"$1"}}},
  "envoy.config.endpoint.v3.ClusterLoadAssignment":{"$1":{"endpoints":[
   {"locality":{"region":"us-east1","zone":"us-east1-b"},"load_balancing_weight":3,
@@ -187,6 +193,7 @@ int RunDemo(Context& context) {
     std::set<std::string> types;  // type URLs that delivered a value
     bool tree_ok = false;
     bool failed = false;
+    cluster::ResolvedMechanism eds;  // the tree's EDS mechanism, once ok
   };
   absl::Mutex mu;
   Progress progress;
@@ -207,6 +214,7 @@ int RunDemo(Context& context) {
           }
           absl::MutexLock lock(&mu);
           progress.tree_ok = all_resolved && update.mechanisms.size() == 2;
+          if (progress.tree_ok) progress.eds = update.mechanisms[0];
         });
     ChainWatch chain(
         *client,
@@ -221,7 +229,9 @@ int RunDemo(Context& context) {
             progress.failed = true;
           }
         },
-        [&trees](const std::set<std::string>& roots) { trees.SetRoots(roots); });
+        [&trees](const std::set<std::string>& roots) {
+          trees.SetRoots(roots);
+        });
     chain.FollowListener(resolved->listener_resource_name,
                          ChainWatch::Mode::kClient,
                          resolved->data_plane_authority);
@@ -233,6 +243,18 @@ int RunDemo(Context& context) {
               &progress),
           absl::Seconds(20));
     }
+    absl::Status load_report =
+        absl::UnavailableError("the tree did not resolve");
+    cluster::ResolvedMechanism eds;
+    {
+      absl::MutexLock lock(&mu);
+      if (progress.tree_ok) eds = progress.eds;
+    }
+    if (eds.endpoints != nullptr) {
+      load_report =
+          RunDemoLoadReport(*client, eds, *other_cp->server, absl::Seconds(10));
+      if (!load_report.ok()) PrintJson(InvalidResult(load_report.message()));
+    }
     // Taken before Stop(): the last cancelled watch releases the channels.
     Json::Value channels(Json::arrayValue);
     for (const std::string& uri : (*client)->ChannelServerUris()) {
@@ -243,13 +265,16 @@ int RunDemo(Context& context) {
     trees.Stop();
 
     absl::MutexLock lock(&mu);
-    const bool complete =
+    const bool chain_complete =
         progress.types.size() >= 4 && progress.tree_ok && !progress.failed;
-    summary["valid"] = complete;
-    if (!complete) {
+    summary["valid"] = chain_complete && load_report.ok();
+    if (!chain_complete) {
       summary["error"] =
           "the chain Listener -> RouteConfiguration -> Cluster tree -> "
           "ClusterLoadAssignment + DNS did not complete within 20 s";
+    } else if (!load_report.ok()) {
+      summary["error"] =
+          absl::StrCat("load reporting: ", load_report.message());
     }
     summary["step"] = "summary";
     summary["channels"] = std::move(channels);

@@ -1,0 +1,52 @@
+#!/bin/sh
+# `xdsfed demo`, the README's main job, on the built binary: it must exit 0
+# and show every stage - both control planes, the target resolved, the chain
+# across both authorities, the A37 tree with its LOGICAL_DNS fallback, the
+# circuit breaker (4 of 6 calls admitted) and the load report received by
+# the EDS cluster's LRS server.
+# Usage: tests/cli/demo_test.sh [BUILD_DIR]   (default: build)
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+case "${1:-build}" in
+  /*) xdsfed="$1/bin/xdsfed" ;;
+  *) xdsfed="$root/${1:-build}/bin/xdsfed" ;;
+esac
+failures=0
+
+out=$("$xdsfed" demo 2>&1)
+rc=$?
+if [ "$rc" != 0 ]; then
+  echo "FAIL demo: exit $rc: $out"
+  failures=$((failures + 1))
+fi
+
+# expect NAME COUNT_AT_LEAST SUBSTRING: lines of the output containing it
+expect() {
+  n=$(printf '%s\n' "$out" | grep -cF -- "$3")
+  if [ "$n" -lt "$2" ]; then
+    echo "FAIL $1: $n lines with $3, want >= $2"
+    failures=$((failures + 1))
+  else
+    echo "ok   $1"
+  fi
+}
+
+expect "two control planes" 2 '"step":"control_plane"'
+expect "target resolved" 1 '"data_plane_authority":"server.example.com"'
+expect "four types followed" 4 '"step":"event"'
+expect "tree with DNS fallback" 1 '"dns_hostname":"localhost:8080"'
+expect "priority config" 1 '"priority_experimental"'
+expect "circuit breaker" 1 '"dropped_by_circuit_breaker":2'
+expect "calls admitted" 1 '"started":4'
+expect "load report drops" 1 '"total_dropped_requests":"2"'
+expect "load report errors" 1 '"total_error_requests":"1"'
+expect "summary" 1 '"step":"summary","valid":true'
+
+invalid=$(printf '%s\n' "$out" | grep -cF '"valid":false')
+if [ "$invalid" != 0 ]; then
+  echo "FAIL invalid lines: $invalid"
+  failures=$((failures + 1))
+fi
+
+[ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
+echo "all demo checks passed"
