@@ -114,6 +114,7 @@ class Updates {
   std::string WaitFor(const std::function<bool(const std::string&)>& match) {
     absl::MutexLock lock(&mu_);
     auto found = [&] {
+      mu_.AssertHeld();  // Await runs the condition under mu_
       for (const std::string& u : all_) {
         if (match(u)) return true;
       }
