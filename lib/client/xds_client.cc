@@ -26,6 +26,7 @@
 #include "lib/client/ads_request.h"
 #include "lib/client/config_dump.h"
 #include "lib/client/mutex.h"
+#include "lib/client/stream_event_forwarder.h"
 #include "lib/client/work_serializer.h"
 #include "lib/name/resource_name.h"
 
@@ -159,7 +160,7 @@ class XdsClient::Impl : public std::enable_shared_from_this<Impl> {
     uint64_t generation = 0;  // of its connectivity callback
   };
 
-  class AdsHandler;
+  using AdsHandler = StreamEventForwarder<Impl, ServerId>;
 
   void RunDeferred(Deferred* d) ABSL_LOCKS_EXCLUDED(mu_);
   void CreateCall(ServerId server, uint64_t call_gen,
@@ -232,32 +233,6 @@ class XdsClient::Impl : public std::enable_shared_from_this<Impl> {
   WatchId next_watch_id_ ABSL_GUARDED_BY(mu_) = 1;
   uint64_t next_generation_ ABSL_GUARDED_BY(mu_) = 1;
   uint64_t next_token_ ABSL_GUARDED_BY(mu_) = 1;
-};
-
-// Forwards one stream's events; holds the client weakly so a stream outliving
-// the client is harmless.
-class XdsClient::Impl::AdsHandler final : public StreamingCall::EventHandler {
- public:
-  AdsHandler(std::weak_ptr<Impl> impl, ServerId server, uint64_t call_gen)
-      : impl_(std::move(impl)), server_(server), call_gen_(call_gen) {}
-  void OnRequestSent(bool ok) override {
-    if (auto impl = impl_.lock()) impl->OnRequestSent(server_, call_gen_, ok);
-  }
-  void OnRecvMessage(absl::string_view payload) override {
-    if (auto impl = impl_.lock()) {
-      impl->OnRecvMessage(server_, call_gen_, payload);
-    }
-  }
-  void OnStatusReceived(absl::Status status) override {
-    if (auto impl = impl_.lock()) {
-      impl->OnStatusReceived(server_, call_gen_, std::move(status));
-    }
-  }
-
- private:
-  const std::weak_ptr<Impl> impl_;
-  const ServerId server_;
-  const uint64_t call_gen_;
 };
 
 XdsClient::Impl::Impl(std::shared_ptr<const Bootstrap> bootstrap,

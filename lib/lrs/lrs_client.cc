@@ -17,6 +17,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "lib/client/mutex.h"
+#include "lib/client/stream_event_forwarder.h"
 #include "lib/lrs/load_report_store.h"
 #include "lib/lrs/lrs_wire.h"
 
@@ -88,7 +89,7 @@ class LrsClient::Impl : public std::enable_shared_from_this<Impl> {
     uint64_t retry_token = 0;
   };
 
-  class Handler;
+  using Handler = client::StreamEventForwarder<Impl, size_t>;
 
   // The server's state with a channel, ready for a new stats object.
   absl::StatusOr<Server*> PrepareServerLocked(const XdsServerConfig& config)
@@ -131,32 +132,6 @@ class LrsClient::Impl : public std::enable_shared_from_this<Impl> {
       ABSL_GUARDED_BY(mu_);
   uint64_t next_generation_ ABSL_GUARDED_BY(mu_) = 1;
   uint64_t next_token_ ABSL_GUARDED_BY(mu_) = 1;
-};
-
-// Forwards one stream's events; holds the client weakly.
-class LrsClient::Impl::Handler final
-    : public client::StreamingCall::EventHandler {
- public:
-  Handler(std::weak_ptr<Impl> impl, size_t server, uint64_t call_gen)
-      : impl_(std::move(impl)), server_(server), call_gen_(call_gen) {}
-  void OnRequestSent(bool ok) override {
-    if (auto impl = impl_.lock()) impl->OnRequestSent(server_, call_gen_, ok);
-  }
-  void OnRecvMessage(absl::string_view payload) override {
-    if (auto impl = impl_.lock()) {
-      impl->OnRecvMessage(server_, call_gen_, payload);
-    }
-  }
-  void OnStatusReceived(absl::Status status) override {
-    if (auto impl = impl_.lock()) {
-      impl->OnStatusReceived(server_, call_gen_, std::move(status));
-    }
-  }
-
- private:
-  const std::weak_ptr<Impl> impl_;
-  const size_t server_;
-  const uint64_t call_gen_;
 };
 
 LrsClient::Impl::Impl(std::shared_ptr<const Bootstrap> bootstrap,
