@@ -6,30 +6,8 @@
 # errors a channel would report.
 # Usage: tests/cli/cluster_tree_test.sh [BUILD_DIR]   (default: build)
 set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-case "${1:-build}" in
-  /*) xdsfed="$1/bin/xdsfed" ;;
-  *) xdsfed="$root/${1:-build}/bin/xdsfed" ;;
-esac
+. "$(dirname "$0")/cli_test_lib.sh"
 snapshot="$root/examples/snapshots/a37_example.json"
-failures=0
-
-# expect NAME WANT_EXIT WANT_SUBSTRING COMMAND...
-expect() {
-  name=$1 want_rc=$2 want=$3
-  shift 3
-  out=$("$@" 2>&1)
-  rc=$?
-  if [ "$rc" != "$want_rc" ]; then
-    echo "FAIL $name: exit $rc, want $want_rc: $out"
-    failures=$((failures + 1))
-  elif ! printf '%s' "$out" | grep -qF -- "$want"; then
-    echo "FAIL $name: output lacks $want: $out"
-    failures=$((failures + 1))
-  else
-    echo "ok   $name"
-  fi
-}
 
 expect "A37 example mechanisms" 0 \
   '"discovery_mechanisms":[{"cluster":"B","lrs_load_reporting_server":"self","max_concurrent_requests":1024,"type":"EDS"},{"cluster":"D","eds_service_name":"svc-d","max_concurrent_requests":100,"type":"EDS"},{"cluster":"E","dns_hostname":"localhost:8080","max_concurrent_requests":1024,"type":"LOGICAL_DNS"}]' \

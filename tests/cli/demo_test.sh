@@ -6,12 +6,7 @@
 # the EDS cluster's LRS server.
 # Usage: tests/cli/demo_test.sh [BUILD_DIR]   (default: build)
 set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-case "${1:-build}" in
-  /*) xdsfed="$1/bin/xdsfed" ;;
-  *) xdsfed="$root/${1:-build}/bin/xdsfed" ;;
-esac
-failures=0
+. "$(dirname "$0")/cli_test_lib.sh"
 
 out=$("$xdsfed" demo 2>&1)
 rc=$?
@@ -20,8 +15,8 @@ if [ "$rc" != 0 ]; then
   failures=$((failures + 1))
 fi
 
-# expect NAME COUNT_AT_LEAST SUBSTRING: lines of the output containing it
-expect() {
+# expect_lines NAME COUNT_AT_LEAST SUBSTRING: lines of the output containing it
+expect_lines() {
   n=$(printf '%s\n' "$out" | grep -cF -- "$3")
   if [ "$n" -lt "$2" ]; then
     echo "FAIL $1: $n lines with $3, want >= $2"
@@ -31,16 +26,16 @@ expect() {
   fi
 }
 
-expect "two control planes" 2 '"step":"control_plane"'
-expect "target resolved" 1 '"data_plane_authority":"server.example.com"'
-expect "four types followed" 4 '"step":"event"'
-expect "tree with DNS fallback" 1 '"dns_hostname":"localhost:8080"'
-expect "priority config" 1 '"priority_experimental"'
-expect "circuit breaker" 1 '"dropped_by_circuit_breaker":2'
-expect "calls admitted" 1 '"started":4'
-expect "load report drops" 1 '"total_dropped_requests":"2"'
-expect "load report errors" 1 '"total_error_requests":"1"'
-expect "summary" 1 '"step":"summary","valid":true'
+expect_lines "two control planes" 2 '"step":"control_plane"'
+expect_lines "target resolved" 1 '"data_plane_authority":"server.example.com"'
+expect_lines "four types followed" 4 '"step":"event"'
+expect_lines "tree with DNS fallback" 1 '"dns_hostname":"localhost:8080"'
+expect_lines "priority config" 1 '"priority_experimental"'
+expect_lines "circuit breaker" 1 '"dropped_by_circuit_breaker":2'
+expect_lines "calls admitted" 1 '"started":4'
+expect_lines "load report drops" 1 '"total_dropped_requests":"2"'
+expect_lines "load report errors" 1 '"total_error_requests":"1"'
+expect_lines "summary" 1 '"step":"summary","valid":true'
 
 invalid=$(printf '%s\n' "$out" | grep -cF '"valid":false')
 if [ "$invalid" != 0 ]; then

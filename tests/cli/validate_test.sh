@@ -5,32 +5,10 @@
 # into the binary for the JSON parser to resolve them).
 # Usage: tests/cli/validate_test.sh [BUILD_DIR]   (default: build)
 set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-case "${1:-build}" in
-  /*) xdsfed="$1/bin/xdsfed" ;;
-  *) xdsfed="$root/${1:-build}/bin/xdsfed" ;;
-esac
+. "$(dirname "$0")/cli_test_lib.sh"
 ex="$root/examples/resources"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-# expect NAME WANT_EXIT WANT_SUBSTRING COMMAND...
-expect() {
-  name=$1 want_rc=$2 want=$3
-  shift 3
-  out=$("$@" 2>&1)
-  rc=$?
-  if [ "$rc" != "$want_rc" ]; then
-    echo "FAIL $name: exit $rc, want $want_rc: $out"
-    failures=$((failures + 1))
-  elif ! printf '%s' "$out" | grep -qF -- "$want"; then
-    echo "FAIL $name: output lacks $want: $out"
-    failures=$((failures + 1))
-  else
-    echo "ok   $name"
-  fi
-}
 
 expect "valid EDS cluster" 0 '"resource":{"eds_service_name":"endpoints-a"' \
   "$xdsfed" validate --type Cluster "$ex/cluster_eds.json"

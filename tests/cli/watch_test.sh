@@ -6,15 +6,10 @@
 # does-not-exist.
 # Usage: tests/cli/watch_test.sh [BUILD_DIR]   (default: build)
 set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-case "${1:-build}" in
-  /*) xdsfed="$1/bin/xdsfed" ;;
-  *) xdsfed="$root/${1:-build}/bin/xdsfed" ;;
-esac
+. "$(dirname "$0")/cli_test_lib.sh"
 tmp=$(mktemp -d)
 pids=""
 trap 'for p in $pids; do kill $p 2>/dev/null; done; rm -rf "$tmp"' EXIT
-failures=0
 
 L='xdstp://xds.authority.com/envoy.config.listener.v3.Listener/grpc/client/server.example.com?project_id=1234'
 R='xdstp://xds.authority.com/envoy.config.route.v3.RouteConfiguration/route-1'
