@@ -1,6 +1,6 @@
-// Runs callbacks (e.g. the XdsClient's watcher notifications) one at a time, in the order they
-// were scheduled, never under the client's lock (the role of C-core's
-// WorkSerializer).
+// Runs callbacks (e.g. the XdsClient's watcher notifications) one at a time, in
+// the order they were scheduled, never under the client's lock (the role of
+// C-core's WorkSerializer).
 //
 //   // under the client's lock:
 //   serializer.Schedule([w] { w->OnDoesNotExist(); });

@@ -31,12 +31,10 @@ class Forwarder : public TypedWatcher<T> {
 
 cluster::ClusterDataSource::WatchHandle XdsClientClusterSource::WatchCluster(
     const std::string& name,
-    std::shared_ptr<cluster::DataWatcher<resources::ClusterResource>>
-        watcher) {
-  return client_->Watch(
-      resources::ClusterResourceType(), name,
-      std::make_shared<Forwarder<resources::ClusterResource>>(
-          std::move(watcher)));
+    std::shared_ptr<cluster::DataWatcher<resources::ClusterResource>> watcher) {
+  return client_->Watch(resources::ClusterResourceType(), name,
+                        std::make_shared<Forwarder<resources::ClusterResource>>(
+                            std::move(watcher)));
 }
 
 cluster::ClusterDataSource::WatchHandle XdsClientClusterSource::WatchEndpoints(

@@ -22,8 +22,8 @@ class XdsClientClusterSource : public cluster::ClusterDataSource {
 
   WatchHandle WatchCluster(
       const std::string& name,
-      std::shared_ptr<cluster::DataWatcher<resources::ClusterResource>>
-          watcher) override;
+      std::shared_ptr<cluster::DataWatcher<resources::ClusterResource>> watcher)
+      override;
   WatchHandle WatchEndpoints(
       const std::string& name,
       std::shared_ptr<cluster::DataWatcher<resources::EndpointResource>>

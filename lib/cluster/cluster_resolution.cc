@@ -137,7 +137,8 @@ void ClusterResolution::Stop() {
 void ClusterResolution::RequestReresolution() {
   Post([this] {
     for (const auto& state : mechanisms_) {
-      if (state->current.mechanism.type == DiscoveryMechanism::Type::kLogicalDns) {
+      if (state->current.mechanism.type ==
+          DiscoveryMechanism::Type::kLogicalDns) {
         StartDns(state.get());
       }
     }
@@ -175,8 +176,8 @@ void ClusterResolution::OnClusterChanged(
   Recompute();
 }
 
-void ClusterResolution::OnClusterError(const std::string& name,
-                                       uint64_t token, absl::Status status) {
+void ClusterResolution::OnClusterError(const std::string& name, uint64_t token,
+                                       absl::Status status) {
   auto it = clusters_.find(name);
   if (it == clusters_.end() || it->second.token != token) return;
   // A37: TRANSIENT_FAILURE only if no config was passed on yet; after that
@@ -232,8 +233,8 @@ void ClusterResolution::Recompute() {
     // Events the source delivers from inside WatchCluster() are queued
     // behind this closure, so the handle is stored before they run.
     state.handle = source_->WatchCluster(
-        name, std::make_shared<CdsWatcher>(weak_from_this(), name,
-                                           state.token));
+        name,
+        std::make_shared<CdsWatcher>(weak_from_this(), name, state.token));
   }
   tree_clusters_ = std::move(tree.clusters);
   tree_pending_ = tree.state == ClusterTreeResult::State::kPending;
@@ -388,8 +389,7 @@ void ClusterResolution::OnEndpointsChanged(
   MaybeReportConfig();
 }
 
-void ClusterResolution::OnEndpointsError(uint64_t token,
-                                         absl::Status status) {
+void ClusterResolution::OnEndpointsError(uint64_t token, absl::Status status) {
   MechanismState* state = FindMechanism(token);
   if (state == nullptr) return;
   state->last_error = std::move(status);
@@ -407,10 +407,9 @@ void ClusterResolution::OnEndpointsDoesNotExist(uint64_t token) {
   // A37: does-not-exist empties the mechanism whether or not it had a
   // result.
   state->current.endpoints = nullptr;
-  state->last_error = absl::NotFoundError(
-      absl::StrCat("EDS resource \"",
-                   state->current.mechanism.EdsResourceName(),
-                   "\" does not exist"));
+  state->last_error = absl::NotFoundError(absl::StrCat(
+      "EDS resource \"", state->current.mechanism.EdsResourceName(),
+      "\" does not exist"));
   MarkReported(state);
   MaybeReportConfig();
 }
@@ -428,8 +427,8 @@ void ClusterResolution::OnDnsResult(
     return;
   }
   // A37: every address in one priority and one locality with empty fields.
-  state->current.endpoints = EndpointsFromDnsAddresses(
-      state->current.mechanism.cluster, *addresses);
+  state->current.endpoints =
+      EndpointsFromDnsAddresses(state->current.mechanism.cluster, *addresses);
   state->last_error = absl::OkStatus();
   MarkReported(state);
   MaybeReportConfig();

@@ -130,8 +130,8 @@ class ClusterResolution
   void OnClusterError(const std::string& name, uint64_t token,
                       absl::Status status);
   void OnClusterDoesNotExist(const std::string& name, uint64_t token);
-  void OnEndpointsChanged(
-      uint64_t token, std::shared_ptr<const resources::EndpointResource> v);
+  void OnEndpointsChanged(uint64_t token,
+                          std::shared_ptr<const resources::EndpointResource> v);
   void OnEndpointsError(uint64_t token, absl::Status status);
   void OnEndpointsDoesNotExist(uint64_t token);
   void OnDnsResult(uint64_t token,
@@ -167,7 +167,7 @@ class ClusterResolution
   absl::flat_hash_set<std::string> pending_clusters_;
   std::vector<std::unique_ptr<MechanismState>> mechanisms_;
   absl::flat_hash_map<uint64_t, MechanismState*> by_token_;
-  size_t unreported_ = 0;  // mechanisms_ that have not reported yet
+  size_t unreported_ = 0;         // mechanisms_ that have not reported yet
   bool has_mechanisms_ = false;   // the tree resolved (kOk) last time
   bool dirty_ = false;            // mechanisms changed since the last report
   bool reported_config_ = false;  // a config went out since the last error

@@ -1,10 +1,9 @@
 #include "lib/cluster/dns_resolver.h"
 
-#include <netdb.h>
-#include <sys/socket.h>
-
 #include <arpa/inet.h>
+#include <netdb.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <thread>
@@ -13,9 +12,9 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
 namespace xdsfed {
@@ -85,9 +84,9 @@ std::shared_ptr<DnsResolver> SystemDnsResolver() {
 
 absl::StatusOr<HostPort> SplitHostPort(absl::string_view host_port) {
   auto bad = [&](absl::string_view why) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("bad DNS name \"", absl::CHexEscape(host_port.substr(0, 256)),
-                     host_port.size() > 256 ? "...\"" : "\"", ": ", why));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bad DNS name \"", absl::CHexEscape(host_port.substr(0, 256)),
+        host_port.size() > 256 ? "...\"" : "\"", ": ", why));
   };
   absl::string_view host;
   absl::string_view port;

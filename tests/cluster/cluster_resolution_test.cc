@@ -155,8 +155,7 @@ ClusterResource Dns(const std::string& name, const std::string& host,
   c.kind = ClusterResource::LogicalDns{host, port};
   return c;
 }
-ClusterResource Aggregate(const std::string& name,
-                          absl::string_view children) {
+ClusterResource Aggregate(const std::string& name, absl::string_view children) {
   ClusterResource c;
   c.name = name;
   c.kind = ClusterResource::Aggregate{absl::StrSplit(children, ',')};
@@ -165,7 +164,8 @@ ClusterResource Aggregate(const std::string& name,
 
 // "EDS B(10.0.0.1:80) | LOGICAL_DNS E(none)" or "error: <status>".
 std::string Describe(const ClusterResolution::Update& update) {
-  if (!update.status.ok()) return absl::StrCat("error: ", update.status.ToString());
+  if (!update.status.ok())
+    return absl::StrCat("error: ", update.status.ToString());
   std::vector<std::string> parts;
   for (const auto& m : update.mechanisms) {
     std::vector<std::string> addresses;
@@ -290,8 +290,7 @@ TEST_F(ClusterResolutionTest, TransientErrorFailsOnlyBeforeFirstConfig) {
 TEST_F(ClusterResolutionTest, DepthOverSixteenIsTransientFailure) {
   Start("c0");
   for (int i = 0; i < 16; ++i) {
-    source_->Cluster(
-        Aggregate(absl::StrCat("c", i), absl::StrCat("c", i + 1)));
+    source_->Cluster(Aggregate(absl::StrCat("c", i), absl::StrCat("c", i + 1)));
   }
   std::string updates = TakeUpdates();
   EXPECT_NE(updates.find("exceeds max depth of 16"), std::string::npos)
@@ -397,12 +396,11 @@ TEST_F(ClusterResolutionTest, TenThousandWideAggregate) {
 // Stop() from inside the callback: no further callbacks, watches released.
 TEST_F(ClusterResolutionTest, StopInsideCallback) {
   int calls = 0;
-  resolution_ = ClusterResolution::Start(
-      source_, "A", {dns_, nullptr},
-      [&](const ClusterResolution::Update&) {
-        ++calls;
-        resolution_->Stop();
-      });
+  resolution_ = ClusterResolution::Start(source_, "A", {dns_, nullptr},
+                                         [&](const ClusterResolution::Update&) {
+                                           ++calls;
+                                           resolution_->Stop();
+                                         });
   source_->Cluster(Eds("A"));
   source_->Endpoints("A", "10.0.0.1:80");
   EXPECT_EQ(calls, 1);
@@ -435,8 +433,7 @@ TEST_F(ClusterResolutionTest, LrsSelfIsTheClustersServer) {
                        /*federation=*/true);
   ASSERT_TRUE(bootstrap.ok()) << bootstrap.status();
   Start("A", {nullptr, *bootstrap});
-  const std::string fed =
-      "xdstp://a.com/envoy.config.cluster.v3.Cluster/fed";
+  const std::string fed = "xdstp://a.com/envoy.config.cluster.v3.Cluster/fed";
   source_->Cluster(Aggregate("A", absl::StrCat("old,", fed, ",plain")));
   ClusterResource old_style = Eds("old");
   old_style.lrs_load_reporting_server_is_self = true;
@@ -464,17 +461,17 @@ TEST_F(ClusterResolutionTest, ConcurrentDnsAnswersAndStop) {
   int running = 0;
   int calls = 0;
   bool overlapped = false;
-  resolution_ = ClusterResolution::Start(
-      source_, "A", {SystemDnsResolver(), nullptr},
-      [&](const ClusterResolution::Update&) {
-        {
-          MutexLock lock(&mu);
-          if (++running > 1) overlapped = true;
-          ++calls;
-        }
-        MutexLock lock(&mu);
-        --running;
-      });
+  resolution_ =
+      ClusterResolution::Start(source_, "A", {SystemDnsResolver(), nullptr},
+                               [&](const ClusterResolution::Update&) {
+                                 {
+                                   MutexLock lock(&mu);
+                                   if (++running > 1) overlapped = true;
+                                   ++calls;
+                                 }
+                                 MutexLock lock(&mu);
+                                 --running;
+                               });
   source_->Cluster(Dns("A", "localhost", 8080));
   std::vector<std::thread> threads;
   for (int t = 0; t < 2; ++t) {
@@ -519,20 +516,19 @@ TEST(SystemDnsResolverTest, ResolvesLocalhostAndRejectsBadInput) {
     std::condition_variable_any cv;
     bool done = false;
     absl::StatusOr<std::vector<std::string>> result;
-    dns->Resolve(c.host_port,
-                 [&](absl::StatusOr<std::vector<std::string>> r) {
-                   MutexLock lock(&mu);
-                   result = std::move(r);
-                   done = true;
-                   cv.notify_all();
-                 });
+    dns->Resolve(c.host_port, [&](absl::StatusOr<std::vector<std::string>> r) {
+      MutexLock lock(&mu);
+      result = std::move(r);
+      done = true;
+      cv.notify_all();
+    });
     MutexLock lock(&mu);
     while (!done) cv.wait(mu);
     EXPECT_EQ(result.status().code(), c.code)
         << c.host_port << ": " << result.status();
     if (std::string(c.host_port) == "localhost:8080" && result.ok()) {
-      EXPECT_TRUE(std::find(result->begin(), result->end(),
-                            "127.0.0.1:8080") != result->end() ||
+      EXPECT_TRUE(std::find(result->begin(), result->end(), "127.0.0.1:8080") !=
+                      result->end() ||
                   std::find(result->begin(), result->end(), "[::1]:8080") !=
                       result->end())
           << absl::StrJoin(*result, " ");

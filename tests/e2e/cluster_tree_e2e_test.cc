@@ -59,9 +59,9 @@ std::string Cla(absl::string_view name, int port) {
                           name, port);
 }
 
-control_plane::Snapshot MakeSnapshot(const std::string& version,
-                                     const std::vector<std::string>& clusters,
-                                     const std::vector<std::string>& endpoints) {
+control_plane::Snapshot MakeSnapshot(
+    const std::string& version, const std::vector<std::string>& clusters,
+    const std::vector<std::string>& endpoints) {
   const std::string text = absl::StrCat(
       R"({"version":")", version, R"(","resources":{)",
       R"("envoy.config.cluster.v3.Cluster":{)", absl::StrJoin(clusters, ","),
@@ -194,15 +194,17 @@ TEST_F(ClusterTreeE2eTest, A37ExampleOverAdsWithRealDns) {
   Updates& a = Start("A");
   Updates& b = Start("B");
   std::string got = a.WaitFor([](const std::string& u) {
-    return absl::StartsWith(u, "EDS B(127.0.0.1:1001) | EDS D(127.0.0.1:1002) "
-                               "| LOGICAL_DNS E(");
+    return absl::StartsWith(u,
+                            "EDS B(127.0.0.1:1001) | EDS D(127.0.0.1:1002) "
+                            "| LOGICAL_DNS E(");
   });
   EXPECT_TRUE(absl::StrContains(got, "127.0.0.1:8080") ||
               absl::StrContains(got, "[::1]:8080"))
       << got;
   EXPECT_EQ(b.WaitFor([](const std::string& u) {
     return u == "EDS B(127.0.0.1:1001)";
-  }), "EDS B(127.0.0.1:1001)");
+  }),
+            "EDS B(127.0.0.1:1001)");
   // A47 §LRS Server Representation: `self` = the server B came from.
   ClusterResolution::Update last = a.last();
   ASSERT_EQ(last.mechanisms.size(), 3u);
@@ -228,9 +230,9 @@ TEST_F(ClusterTreeE2eTest, A37ExampleOverAdsWithRealDns) {
 // A37: a watcher reporting does-not-exist is TRANSIENT_FAILURE naming the
 // missing cluster; the tree recovers when it comes back.
 TEST_F(ClusterTreeE2eTest, DeletedChildIsTransientFailure) {
-  cp_->SetSnapshot(MakeSnapshot(
-      "1", {Aggregate("A", {"B", "C"}), Eds("B"), Eds("C")},
-      {Cla("B", 1001), Cla("C", 1002)}));
+  cp_->SetSnapshot(
+      MakeSnapshot("1", {Aggregate("A", {"B", "C"}), Eds("B"), Eds("C")},
+                   {Cla("B", 1001), Cla("C", 1002)}));
   Updates& a = Start("A");
   a.WaitFor([](const std::string& u) {
     return u == "EDS B(127.0.0.1:1001) | EDS C(127.0.0.1:1002)";
@@ -239,18 +241,19 @@ TEST_F(ClusterTreeE2eTest, DeletedChildIsTransientFailure) {
                                 {Cla("B", 1001), Cla("C", 1002)}));
   EXPECT_EQ(a.WaitFor([](const std::string& u) {
     return absl::StartsWith(u, "error:");
-  }), "error: CDS resource \"C\" does not exist");
+  }),
+            "error: CDS resource \"C\" does not exist");
 }
 
 // A37 §Discovery Mechanisms: the EDS cluster's ClusterLoadAssignment never
 // arrives (does-not-exist after the timer): one priority with no endpoints,
 // and the LOGICAL_DNS fallback (localhost) carries the tree.
 TEST_F(ClusterTreeE2eTest, EdsMissingFallsBackToLocalhostDns) {
-  cp_->SetSnapshot(MakeSnapshot(
-      "1",
-      {Aggregate("A", {"primary", "fallback"}), Eds("primary"),
-       Dns("fallback", "localhost", 9090)},
-      {}));
+  cp_->SetSnapshot(
+      MakeSnapshot("1",
+                   {Aggregate("A", {"primary", "fallback"}), Eds("primary"),
+                    Dns("fallback", "localhost", 9090)},
+                   {}));
   Updates& a = Start("A");
   std::string got = a.WaitFor([](const std::string& u) {
     return absl::StartsWith(u, "EDS primary(none) | LOGICAL_DNS fallback(") &&
@@ -274,10 +277,12 @@ TEST_F(ClusterTreeE2eTest, DepthAndLoops) {
   Updates& loop = Start("self");
   EXPECT_TRUE(absl::StrContains(deep.WaitFor([](const std::string& u) {
     return absl::StartsWith(u, "error:");
-  }), "exceeds max depth of 16"));
+  }),
+                                "exceeds max depth of 16"));
   EXPECT_TRUE(absl::StrContains(loop.WaitFor([](const std::string& u) {
     return absl::StartsWith(u, "error:");
-  }), "no leaf clusters"));
+  }),
+                                "no leaf clusters"));
 }
 
 }  // namespace

@@ -58,10 +58,10 @@ int RunClusterTree(Context& context) {
   auto clusters = snapshot->resources.find(std::string(kClusterType));
   if (clusters != snapshot->resources.end()) {
     for (const auto& [key, resource] : clusters->second) {
-      resources::DecodeResult decoded = resources::ClusterResourceType().Decode(
-          {federation}, resource.bytes);
-      std::string name = Canonical(decoded.name.empty() ? key : decoded.name,
-                                   federation);
+      resources::DecodeResult decoded =
+          resources::ClusterResourceType().Decode({federation}, resource.bytes);
+      std::string name =
+          Canonical(decoded.name.empty() ? key : decoded.name, federation);
       if (decoded.value.ok()) {
         received[name] =
             std::static_pointer_cast<const resources::ClusterResource>(
@@ -73,7 +73,8 @@ int RunClusterTree(Context& context) {
   }
   auto lookup = [&](absl::string_view name) {
     auto it = received.find(Canonical(std::string(name), federation));
-    if (it == received.end()) return cluster::ClusterLookupResult::DoesNotExist();
+    if (it == received.end())
+      return cluster::ClusterLookupResult::DoesNotExist();
     return cluster::ClusterLookupResult::Received(*it->second);
   };
   cluster::ClusterTreeResult tree = cluster::ResolveClusterTree(root, lookup);
