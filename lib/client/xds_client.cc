@@ -22,6 +22,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "envoy/service/discovery/v3/discovery.pb.h"
+#include "google/protobuf/arena.h"
 #include "lib/cache/resource_cache.h"
 #include "lib/client/ads_request.h"
 #include "lib/client/config_dump.h"
@@ -52,6 +53,14 @@ std::string CanonicalAuthority(const std::string& authority) {
   const std::string full = name.ToString();  // "xdstp://<auth>/t/"
   absl::string_view rest = absl::StripPrefix(full, "xdstp://");
   return std::string(rest.substr(0, rest.find('/')));
+}
+
+// "resource index i: name: " (no name: "resource index i: "), the start of
+// each error of a response; built only when there is an error to report.
+std::string ResourceErrorPrefix(int index, absl::string_view name) {
+  return name.empty()
+             ? absl::StrCat("resource index ", index, ": ")
+             : absl::StrCat("resource index ", index, ": ", name, ": ");
 }
 
 }  // namespace
@@ -700,13 +709,20 @@ void XdsClient::Impl::SetChannelStatusLocked(Channel* channel,
 
 void XdsClient::Impl::OnRecvMessage(ServerId server, uint64_t call_gen,
                                     absl::string_view payload) {
+  // Declared before `d`, so destroyed after the ACK is handed to the
+  // transport (RunDeferred): freeing the parsed response and the values a
+  // response replaces or repeats (10,000 virtual hosts: ~0.6 ms) is not ACK
+  // latency, and it happens outside mu_.
+  google::protobuf::Arena arena;
+  std::vector<std::shared_ptr<const void>> dropped_values;
   Deferred d;
   {
     MutexLock lock(&mu_);
     Channel* channel = nullptr;
     AdsCall* call = FindCallLocked(server, call_gen, &channel);
     if (call == nullptr) return;
-    envoy::service::discovery::v3::DiscoveryResponse response;
+    auto& response = *google::protobuf::Arena::CreateMessage<
+        envoy::service::discovery::v3::DiscoveryResponse>(&arena);
     // C-core ignores (neither ACKs nor NACKs) a response it cannot decode
     // and one of a type it does not know.
     if (!response.ParseFromArray(payload.data(),
@@ -737,8 +753,10 @@ void XdsClient::Impl::OnRecvMessage(ServerId server, uint64_t call_gen,
           absl::StripPrefix(any.type_url(), resources::kTypeUrlPrefix);
       absl::string_view serialized = any.value();
       std::string name;
-      envoy::service::discovery::v3::Resource wrapper;
       if (any_type == kResourceWrapperType) {
+        // On the arena: `serialized` points into it after this block.
+        auto& wrapper = *google::protobuf::Arena::CreateMessage<
+            envoy::service::discovery::v3::Resource>(&arena);
         if (!wrapper.ParseFromArray(serialized.data(),
                                     static_cast<int>(serialized.size()))) {
           errors.push_back(absl::StrCat(
@@ -756,37 +774,34 @@ void XdsClient::Impl::OnRecvMessage(ServerId server, uint64_t call_gen,
         serialized = wrapper.resource().value();
         name = wrapper.name();
       }
-      std::string prefix =
-          absl::StrCat("resource index ", i, ": ", name.empty() ? "" : name,
-                       name.empty() ? "" : ": ");
       if (any_type != type_name) {
-        errors.push_back(absl::StrCat(prefix, "incorrect resource type \"",
-                                      any_type, "\" (should be \"", type_name,
-                                      "\")"));
+        errors.push_back(absl::StrCat(ResourceErrorPrefix(i, name),
+                                      "incorrect resource type \"", any_type,
+                                      "\" (should be \"", type_name, "\")"));
         continue;
       }
       resources::DecodeResult result = type.Decode(context, serialized);
       if (name.empty()) {
         if (result.name.empty()) {
-          errors.push_back(
-              absl::StrCat(prefix, result.value.status().ToString()));
+          errors.push_back(absl::StrCat(ResourceErrorPrefix(i, name),
+                                        result.value.status().ToString()));
           continue;
         }
         name = result.name;
-        prefix = absl::StrCat("resource index ", i, ": ", name, ": ");
       }
       if (!result.value.ok()) {
-        errors.push_back(
-            absl::StrCat(prefix, result.value.status().ToString()));
+        errors.push_back(absl::StrCat(ResourceErrorPrefix(i, name),
+                                      result.value.status().ToString()));
       }
       absl::StatusOr<cache::ResourceCache::Key> key = cache_.Parse(tid, name);
       if (!key.ok()) {
-        errors.push_back(
-            absl::StrCat(prefix, "Cannot parse xDS resource name"));
+        errors.push_back(absl::StrCat(ResourceErrorPrefix(i, name),
+                                      "Cannot parse xDS resource name"));
         continue;
       }
       if (!seen_names.insert(std::string(key->name.normalized)).second) {
-        errors.push_back(absl::StrCat(prefix, "duplicate resource name"));
+        errors.push_back(absl::StrCat(ResourceErrorPrefix(i, name),
+                                      "duplicate resource name"));
         continue;
       }
       Entry* entry = cache_.Find(*key);
@@ -819,8 +834,10 @@ void XdsClient::Impl::OnRecvMessage(ServerId server, uint64_t call_gen,
         // Unchanged: record the version, tell nobody.
         cache_.SetAcked(entry, entry->value(), std::string(serialized), version,
                         now);
+        dropped_values.push_back(std::move(value));
         continue;
       }
+      if (entry->value() != nullptr) dropped_values.push_back(entry->value());
       cache_.SetAcked(entry, std::move(value), std::string(serialized), version,
                       now);
       NotifyChangedLocked(*entry);
