@@ -87,31 +87,36 @@ bool OneofString(Reader* r, const Tag& tag, uint32_t* which,
   return OneofBytes(r, tag, which, v) && wire::IsValidUtf8(*v);
 }
 
+// Reads the fields of one message in wire order: `on_field(reader, tag)`
+// reads the field's value (or skips it) and returns false to give up. A
+// template, so each message's handler is inlined into its loop.
+template <typename OnField>
+bool ForEachField(absl::string_view bytes, OnField on_field) {
+  Reader r(bytes);
+  while (!r.done()) {
+    Tag tag;
+    if (!r.ReadTag(&tag) || !on_field(r, tag)) return false;
+  }
+  return true;
+}
+
 // ------------------------------------------------ well-known wrappers
 
 // google.protobuf.Duration {int64 seconds = 1; int32 nanos = 2;}
 bool ParseDuration(absl::string_view bytes, ProtoDuration* out) {
   *out = ProtoDuration{};  // absent fields are 0, not the caller's default
-  Reader r(bytes);
   Seen seen;
-  while (!r.done()) {
-    Tag tag;
-    if (!r.ReadTag(&tag)) return false;
+  return ForEachField(bytes, [&](Reader& r, const Tag& tag) {
     uint64_t v;
-    switch (tag.field) {
-      case 1:
-        if (!SingularVarint(&r, tag, &seen, &v)) return false;
-        out->seconds = static_cast<int64_t>(v);
-        break;
-      case 2:
-        if (!SingularVarint(&r, tag, &seen, &v)) return false;
-        out->nanos = static_cast<int32_t>(static_cast<uint32_t>(v));
-        break;
-      default:
-        if (!r.Skip(tag.type)) return false;
+    if (tag.field != 1 && tag.field != 2) return r.Skip(tag.type);
+    if (!SingularVarint(&r, tag, &seen, &v)) return false;
+    if (tag.field == 1) {
+      out->seconds = static_cast<int64_t>(v);
+    } else {
+      out->nanos = static_cast<int32_t>(static_cast<uint32_t>(v));
     }
-  }
-  return true;
+    return true;
+  });
 }
 
 // The range internal::ParseDuration (route_config_util.cc) enforces.
@@ -126,19 +131,12 @@ bool ParseValidDuration(absl::string_view bytes, ProtoDuration* out) {
 
 // google.protobuf.UInt32Value / BoolValue {value = 1;}: the varint.
 bool ParseWrappedVarint(absl::string_view bytes, uint64_t* out) {
-  Reader r(bytes);
   Seen seen;
   *out = 0;
-  while (!r.done()) {
-    Tag tag;
-    if (!r.ReadTag(&tag)) return false;
-    if (tag.field == 1) {
-      if (!SingularVarint(&r, tag, &seen, out)) return false;
-    } else if (!r.Skip(tag.type)) {
-      return false;
-    }
-  }
-  return true;
+  return ForEachField(bytes, [&](Reader& r, const Tag& tag) {
+    return tag.field == 1 ? SingularVarint(&r, tag, &seen, out)
+                          : r.Skip(tag.type);
+  });
 }
 
 // ------------------------------------------------------------ matchers
@@ -216,56 +214,39 @@ void SetString(std::string* s, absl::string_view v) {
 // envoy.type.matcher.v3.RegexMatcher {GoogleRE2 google_re2 = 1 (oneof);
 // string regex = 2;}: the regex.
 bool ParseRegexMatcher(absl::string_view bytes, absl::string_view* regex) {
-  Reader r(bytes);
   Seen seen;
   *regex = {};
-  while (!r.done()) {
-    Tag tag;
-    if (!r.ReadTag(&tag)) return false;
+  return ForEachField(bytes, [&](Reader& r, const Tag& tag) {
     absl::string_view v;
     switch (tag.field) {
       case 1: {
         // GoogleRE2 {UInt32Value max_program_size = 1;}
         if (!SingularBytes(&r, tag, &seen, &v)) return false;
-        Reader re2(v);
         Seen re2_seen;
-        while (!re2.done()) {
-          Tag t;
-          if (!re2.ReadTag(&t)) return false;
+        return ForEachField(v, [&](Reader& re2, const Tag& t) {
           absl::string_view inner;
-          if (t.field == 1) {
-            if (!SingularBytes(&re2, t, &re2_seen, &inner) ||
-                !wire::SkipMessage(inner)) {
-              return false;
-            }
-          } else if (!re2.Skip(t.type)) {
-            return false;
-          }
-        }
-        break;
+          if (t.field != 1) return re2.Skip(t.type);
+          return SingularBytes(&re2, t, &re2_seen, &inner) &&
+                 wire::SkipMessage(inner);
+        });
       }
       case 2:
-        if (!SingularString(&r, tag, &seen, regex)) return false;
-        break;
+        return SingularString(&r, tag, &seen, regex);
       default:
-        if (!r.Skip(tag.type)) return false;
+        return r.Skip(tag.type);
     }
-  }
-  return true;
+  });
 }
 
 // envoy.type.matcher.v3.StringMatcher {oneof match_pattern {string exact = 1;
 // prefix = 2; suffix = 3; RegexMatcher safe_regex = 5; string contains = 7;}
 // bool ignore_case = 6;}
 bool ParseStringMatcher(absl::string_view bytes, StringMatch* out) {
-  Reader r(bytes);
   Seen seen;
   uint32_t which = 0;
   bool ignore_case = false;
   absl::string_view value;
-  while (!r.done()) {
-    Tag tag;
-    if (!r.ReadTag(&tag)) return false;
+  const bool read = ForEachField(bytes, [&](Reader& r, const Tag& tag) {
     uint64_t u;
     absl::string_view v;
     switch (tag.field) {
@@ -273,20 +254,18 @@ bool ParseStringMatcher(absl::string_view bytes, StringMatch* out) {
       case 2:
       case 3:
       case 7:
-        if (!OneofString(&r, tag, &which, &value)) return false;
-        break;
+        return OneofString(&r, tag, &which, &value);
       case 5:
-        if (!OneofBytes(&r, tag, &which, &v) || !ParseRegexMatcher(v, &value))
-          return false;
-        break;
+        return OneofBytes(&r, tag, &which, &v) && ParseRegexMatcher(v, &value);
       case 6:
         if (!SingularVarint(&r, tag, &seen, &u)) return false;
         ignore_case = u != 0;
-        break;
+        return true;
       default:
-        if (!r.Skip(tag.type)) return false;
+        return r.Skip(tag.type);
     }
-  }
+  });
+  if (!read) return false;
   using T = StringMatch::Type;
   switch (which) {
     case 1:
@@ -314,80 +293,61 @@ bool ParseStringMatcher(absl::string_view bytes, StringMatch* out) {
 
 // envoy.type.v3.Int64Range {int64 start = 1; int64 end = 2;}
 bool ParseInt64Range(absl::string_view bytes, int64_t* start, int64_t* end) {
-  Reader r(bytes);
   Seen seen;
   *start = 0;
   *end = 0;
-  while (!r.done()) {
-    Tag tag;
-    if (!r.ReadTag(&tag)) return false;
+  return ForEachField(bytes, [&](Reader& r, const Tag& tag) {
     uint64_t v;
-    if (tag.field == 1 || tag.field == 2) {
-      if (!SingularVarint(&r, tag, &seen, &v)) return false;
-      (tag.field == 1 ? *start : *end) = static_cast<int64_t>(v);
-    } else if (!r.Skip(tag.type)) {
-      return false;
-    }
-  }
-  return true;
+    if (tag.field != 1 && tag.field != 2) return r.Skip(tag.type);
+    if (!SingularVarint(&r, tag, &seen, &v)) return false;
+    (tag.field == 1 ? *start : *end) = static_cast<int64_t>(v);
+    return true;
+  });
 }
 
 // envoy.config.route.v3.HeaderMatcher.
 bool ParseHeaderMatcher(absl::string_view bytes, HeaderMatch* out) {
-  Reader r(bytes);
   Seen seen;
   uint32_t which = 0;
   absl::string_view name;
   absl::string_view text;
-  while (!r.done()) {
-    Tag tag;
-    if (!r.ReadTag(&tag)) return false;
+  const bool read = ForEachField(bytes, [&](Reader& r, const Tag& tag) {
     uint64_t u;
     absl::string_view v;
     switch (tag.field) {
       case 1:  // name
-        if (!SingularString(&r, tag, &seen, &name)) return false;
-        break;
+        return SingularString(&r, tag, &seen, &name);
       case 4:   // exact_match
       case 9:   // prefix_match
       case 10:  // suffix_match
       case 12:  // contains_match
-        if (!OneofString(&r, tag, &which, &text)) return false;
-        break;
+        return OneofString(&r, tag, &which, &text);
       case 11:  // safe_regex_match
-        if (!OneofBytes(&r, tag, &which, &v) || !ParseRegexMatcher(v, &text))
-          return false;
-        break;
+        return OneofBytes(&r, tag, &which, &v) && ParseRegexMatcher(v, &text);
       case 6:  // range_match
-        if (!OneofBytes(&r, tag, &which, &v) ||
-            !ParseInt64Range(v, &out->range_start, &out->range_end)) {
-          return false;
-        }
-        if (out->range_end < out->range_start) return false;
-        break;
+        return OneofBytes(&r, tag, &which, &v) &&
+               ParseInt64Range(v, &out->range_start, &out->range_end) &&
+               out->range_end >= out->range_start;
       case 7:  // present_match
         if (tag.type != kVarint || which != 0) return false;
         which = tag.field;
         if (!r.ReadVarint(&u)) return false;
         out->present_match = u != 0;
-        break;
+        return true;
       case 13:  // string_match
-        if (!OneofBytes(&r, tag, &which, &v) ||
-            !ParseStringMatcher(v, &out->string_match)) {
-          return false;
-        }
-        break;
+        return OneofBytes(&r, tag, &which, &v) &&
+               ParseStringMatcher(v, &out->string_match);
       case 8:  // invert_match
         if (!SingularVarint(&r, tag, &seen, &u)) return false;
         out->invert_match = u != 0;
-        break;
+        return true;
       case 14:  // treat_missing_header_as_empty (not used by gRPC 1.51)
-        if (!SingularVarint(&r, tag, &seen, &u)) return false;
-        break;
+        return SingularVarint(&r, tag, &seen, &u);
       default:
-        if (!r.Skip(tag.type)) return false;
+        return r.Skip(tag.type);
     }
-  }
+  });
+  if (!read) return false;
   SetString(&out->name, name);
   using T = StringMatch::Type;
   auto string_match = [&](T type) {
@@ -431,31 +391,21 @@ bool ParseHeaderMatcher(absl::string_view bytes, HeaderMatch* out) {
 // numerator = 1; DenominatorType denominator = 2;}: per million, clamped.
 bool ParseRuntimeFraction(absl::string_view bytes,
                           std::optional<uint32_t>* out) {
-  Reader r(bytes);
   Seen seen;
-  while (!r.done()) {
-    Tag tag;
-    if (!r.ReadTag(&tag)) return false;
+  return ForEachField(bytes, [&](Reader& r, const Tag& tag) {
     absl::string_view v;
     switch (tag.field) {
       case 1: {
         if (!SingularBytes(&r, tag, &seen, &v)) return false;
-        Reader fraction(v);
         Seen fraction_seen;
         uint64_t numerator = 0;
         uint64_t denominator = 0;
-        while (!fraction.done()) {
-          Tag t;
-          if (!fraction.ReadTag(&t)) return false;
-          if (t.field == 1 || t.field == 2) {
-            if (!SingularVarint(&fraction, t, &fraction_seen,
-                                t.field == 1 ? &numerator : &denominator)) {
-              return false;
-            }
-          } else if (!fraction.Skip(t.type)) {
-            return false;
-          }
-        }
+        const bool read = ForEachField(v, [&](Reader& f, const Tag& t) {
+          if (t.field != 1 && t.field != 2) return f.Skip(t.type);
+          return SingularVarint(&f, t, &fraction_seen,
+                                t.field == 1 ? &numerator : &denominator);
+        });
+        if (!read) return false;
         // uint32 keeps the low 32 bits; HUNDRED, TEN_THOUSAND, MILLION.
         numerator &= UINT32_MAX;
         if (denominator == 0) {
@@ -466,67 +416,54 @@ bool ParseRuntimeFraction(absl::string_view bytes,
           return false;  // "unknown denominator type"
         }
         *out = static_cast<uint32_t>(std::min<uint64_t>(numerator, 1000000));
-        break;
+        return true;
       }
       case 2:
-        if (!SingularString(&r, tag, &seen, &v)) return false;
-        break;
+        return SingularString(&r, tag, &seen, &v);
       default:
-        if (!r.Skip(tag.type)) return false;
+        return r.Skip(tag.type);
     }
-  }
-  return true;
+  });
 }
 
 // envoy.config.route.v3.RouteMatch. *can_match is false for a path or
 // prefix gRPC ignores the route for.
 bool ParseRouteMatch(absl::string_view bytes, RouteMatch* out,
                      bool* can_match) {
-  Reader r(bytes);
   Seen seen;
   uint32_t which = 0;
   absl::string_view path;
   bool case_sensitive = true;
-  while (!r.done()) {
-    Tag tag;
-    if (!r.ReadTag(&tag)) return false;
+  const bool read = ForEachField(bytes, [&](Reader& r, const Tag& tag) {
     absl::string_view v;
     uint64_t u;
     switch (tag.field) {
       case 1:  // prefix
       case 2:  // path
-        if (!OneofString(&r, tag, &which, &path)) return false;
-        break;
+        return OneofString(&r, tag, &which, &path);
       case 10:  // safe_regex
-        if (!OneofBytes(&r, tag, &which, &v) || !ParseRegexMatcher(v, &path))
-          return false;
-        break;
+        return OneofBytes(&r, tag, &which, &v) && ParseRegexMatcher(v, &path);
       case 4:  // case_sensitive (BoolValue)
         if (!SingularBytes(&r, tag, &seen, &v) || !ParseWrappedVarint(v, &u))
           return false;
         case_sensitive = u != 0;
-        break;
+        return true;
       case 6:  // headers
         if (tag.type != kLengthDelimited || !r.ReadBytes(&v)) return false;
         out->headers.emplace_back();
-        if (!ParseHeaderMatcher(v, &out->headers.back())) return false;
-        break;
+        return ParseHeaderMatcher(v, &out->headers.back());
       case 8:  // grpc (GrpcRouteMatchOptions, no fields)
-        if (!SingularBytes(&r, tag, &seen, &v) || !wire::SkipMessage(v))
-          return false;
-        break;
+        return SingularBytes(&r, tag, &seen, &v) && wire::SkipMessage(v);
       case 9:  // runtime_fraction
-        if (!SingularBytes(&r, tag, &seen, &v) ||
-            !ParseRuntimeFraction(v, &out->fraction_per_million)) {
-          return false;
-        }
-        break;
+        return SingularBytes(&r, tag, &seen, &v) &&
+               ParseRuntimeFraction(v, &out->fraction_per_million);
       case 7:  // query_parameters: the route is ignored; left to libprotobuf
         return false;
       default:
-        if (!r.Skip(tag.type)) return false;
+        return r.Skip(tag.type);
     }
-  }
+  });
+  if (!read) return false;
   StringMatch& m = out->path;
   m.case_sensitive = case_sensitive;
   switch (which) {
@@ -551,42 +488,30 @@ bool ParseRouteMatch(absl::string_view bytes, RouteMatch* out,
 
 // envoy.config.route.v3.RetryPolicy, as gRPC's RetryPolicyParse.
 bool ParseRetryPolicy(absl::string_view bytes, RetryPolicy* out) {
-  Reader r(bytes);
   Seen seen;
   absl::string_view retry_on;
-  while (!r.done()) {
-    Tag tag;
-    if (!r.ReadTag(&tag)) return false;
+  const bool read = ForEachField(bytes, [&](Reader& r, const Tag& tag) {
     absl::string_view v;
     uint64_t u;
     switch (tag.field) {
       case 1:
-        if (!SingularString(&r, tag, &seen, &retry_on)) return false;
-        break;
+        return SingularString(&r, tag, &seen, &retry_on);
       case 2:  // num_retries (UInt32Value)
         if (!SingularBytes(&r, tag, &seen, &v) || !ParseWrappedVarint(v, &u))
           return false;
         out->num_retries = static_cast<uint32_t>(u);
-        if (out->num_retries == 0) return false;  // "must be greater than 0"
-        break;
+        return out->num_retries != 0;  // "must be greater than 0"
       case 8: {  // retry_back_off {Duration base_interval = 1; max = 2;}
         if (!SingularBytes(&r, tag, &seen, &v)) return false;
-        Reader backoff(v);
         Seen backoff_seen;
-        while (!backoff.done()) {
-          Tag t;
-          if (!backoff.ReadTag(&t)) return false;
+        const bool read_backoff = ForEachField(v, [&](Reader& b, const Tag& t) {
           absl::string_view d;
-          if (t.field == 1 || t.field == 2) {
-            if (!SingularBytes(&backoff, t, &backoff_seen, &d) ||
-                !ParseValidDuration(d, t.field == 1 ? &out->base_interval
-                                                    : &out->max_interval)) {
-              return false;
-            }
-          } else if (!backoff.Skip(t.type)) {
-            return false;
-          }
-        }
+          if (t.field != 1 && t.field != 2) return b.Skip(t.type);
+          return SingularBytes(&b, t, &backoff_seen, &d) &&
+                 ParseValidDuration(d, t.field == 1 ? &out->base_interval
+                                                    : &out->max_interval);
+        });
+        if (!read_backoff) return false;
         if (!backoff_seen.Has(1)) return false;  // "field not present"
         if (!backoff_seen.Has(2)) {
           // An unset max_interval is 10 times the (valid) base.
@@ -595,12 +520,13 @@ bool ParseRetryPolicy(absl::string_view bytes, RetryPolicy* out) {
               out->base_interval.seconds * 10 + nanos10 / 1000000000;
           out->max_interval.nanos = static_cast<int32_t>(nanos10 % 1000000000);
         }
-        break;
+        return true;
       }
       default:
-        if (!r.Skip(tag.type)) return false;
+        return r.Skip(tag.type);
     }
-  }
+  });
+  if (!read) return false;
   // Other retry_on values (e.g. HTTP ones) are ignored, as in gRPC.
   size_t start = 0;
   while (true) {
@@ -622,59 +548,49 @@ bool ParseRetryPolicy(absl::string_view bytes, RetryPolicy* out) {
 // weight, in order.
 bool ParseWeightedClusters(absl::string_view bytes,
                            std::vector<ClusterWeight>* out) {
-  Reader r(bytes);
   Seen seen;
   uint64_t sum = 0;
-  while (!r.done()) {
-    Tag tag;
-    if (!r.ReadTag(&tag)) return false;
+  const bool read = ForEachField(bytes, [&](Reader& r, const Tag& tag) {
     absl::string_view v;
     uint64_t u;
     switch (tag.field) {
       case 1: {  // clusters {string name = 1; UInt32Value weight = 2;
                  //           map typed_per_filter_config = 10;}
         if (tag.type != kLengthDelimited || !r.ReadBytes(&v)) return false;
-        Reader c(v);
         Seen c_seen;
         absl::string_view name;
         uint64_t weight = 0;
-        while (!c.done()) {
-          Tag t;
-          if (!c.ReadTag(&t)) return false;
+        const bool read_cluster = ForEachField(v, [&](Reader& c, const Tag& t) {
           absl::string_view w;
-          if (t.field == 1) {
-            if (!SingularString(&c, t, &c_seen, &name)) return false;
-          } else if (t.field == 2) {
-            if (!SingularBytes(&c, t, &c_seen, &w) ||
-                !ParseWrappedVarint(w, &weight)) {
+          switch (t.field) {
+            case 1:
+              return SingularString(&c, t, &c_seen, &name);
+            case 2:
+              return SingularBytes(&c, t, &c_seen, &w) &&
+                     ParseWrappedVarint(w, &weight);
+            case 10:  // typed_per_filter_config: left to libprotobuf
               return false;
-            }
-          } else if (t.field == 10) {
-            return false;  // typed_per_filter_config: left to libprotobuf
-          } else if (!c.Skip(t.type)) {
-            return false;
+            default:
+              return c.Skip(t.type);
           }
-        }
-        if (name.empty() || !c_seen.Has(2)) return false;
+        });
+        if (!read_cluster || name.empty() || !c_seen.Has(2)) return false;
         weight &= UINT32_MAX;
         // A zero-weight cluster never gets traffic; gRPC drops it.
-        if (weight == 0) break;
+        if (weight == 0) return true;
         sum += weight;
         out->push_back({std::string(name), static_cast<uint32_t>(weight)});
-        break;
+        return true;
       }
       case 2:  // runtime_key_prefix
-        if (!SingularString(&r, tag, &seen, &v)) return false;
-        break;
+        return SingularString(&r, tag, &seen, &v);
       case 3:  // total_weight (UInt32Value, not checked)
-        if (!SingularBytes(&r, tag, &seen, &v) || !ParseWrappedVarint(v, &u))
-          return false;
-        break;
+        return SingularBytes(&r, tag, &seen, &v) && ParseWrappedVarint(v, &u);
       default:
-        if (!r.Skip(tag.type)) return false;
+        return r.Skip(tag.type);
     }
-  }
-  return sum != 0 && sum <= UINT32_MAX;
+  });
+  return read && sum != 0 && sum <= UINT32_MAX;
 }
 
 // envoy.config.route.v3.RouteAction. *routable is false when gRPC ignores
@@ -682,43 +598,35 @@ bool ParseWeightedClusters(absl::string_view bytes,
 bool ParseRouteAction(absl::string_view bytes,
                       const std::optional<RetryPolicy>& vhost_retry,
                       RouteAction* out, bool* routable) {
-  Reader r(bytes);
   Seen seen;
   uint32_t which = 0;
   absl::string_view cluster;
   absl::string_view weighted;
   absl::string_view max_stream_duration;
   absl::string_view retry_policy;
-  while (!r.done()) {
-    Tag tag;
-    if (!r.ReadTag(&tag)) return false;
+  const bool read = ForEachField(bytes, [&](Reader& r, const Tag& tag) {
     absl::string_view v;
     ProtoDuration d;
     switch (tag.field) {
       case 1:   // cluster
       case 2:   // cluster_header
       case 37:  // cluster_specifier_plugin
-        if (!OneofString(&r, tag, &which, &cluster)) return false;
-        break;
+        return OneofString(&r, tag, &which, &cluster);
       case 3:  // weighted_clusters
-        if (!OneofBytes(&r, tag, &which, &weighted)) return false;
-        break;
+        return OneofBytes(&r, tag, &which, &weighted);
       case 8:  // timeout (not used by gRPC)
-        if (!SingularBytes(&r, tag, &seen, &v) || !ParseDuration(v, &d))
-          return false;
-        break;
+        return SingularBytes(&r, tag, &seen, &v) && ParseDuration(v, &d);
       case 9:
-        if (!SingularBytes(&r, tag, &seen, &retry_policy)) return false;
-        break;
+        return SingularBytes(&r, tag, &seen, &retry_policy);
       case 36:
-        if (!SingularBytes(&r, tag, &seen, &max_stream_duration)) return false;
-        break;
+        return SingularBytes(&r, tag, &seen, &max_stream_duration);
       case 15:  // hash_policy: left to libprotobuf
         return false;
       default:
-        if (!r.Skip(tag.type)) return false;
+        return r.Skip(tag.type);
     }
-  }
+  });
+  if (!read) return false;
   switch (which) {
     case 1:
       if (cluster.empty()) return false;  // "must be non-empty"
@@ -737,22 +645,16 @@ bool ParseRouteAction(absl::string_view bytes,
   if (seen.Has(36)) {
     // MaxStreamDuration {max_stream_duration = 1; grpc_timeout_header_max =
     // 2; grpc_timeout_header_offset = 3;}: the header max wins.
-    Reader m(max_stream_duration);
     Seen m_seen;
     ProtoDuration durations[4];
-    while (!m.done()) {
-      Tag t;
-      if (!m.ReadTag(&t)) return false;
-      absl::string_view d;
-      if (t.field >= 1 && t.field <= 3) {
-        if (!SingularBytes(&m, t, &m_seen, &d) ||
-            !ParseDuration(d, &durations[t.field])) {
-          return false;
-        }
-      } else if (!m.Skip(t.type)) {
-        return false;
-      }
-    }
+    const bool read_max =
+        ForEachField(max_stream_duration, [&](Reader& m, const Tag& t) {
+          absl::string_view d;
+          if (t.field < 1 || t.field > 3) return m.Skip(t.type);
+          return SingularBytes(&m, t, &m_seen, &d) &&
+                 ParseDuration(d, &durations[t.field]);
+        });
+    if (!read_max) return false;
     for (uint32_t field : {2u, 1u}) {
       if (!m_seen.Has(field)) continue;
       if (!DurationValid(durations[field])) return false;
@@ -774,48 +676,37 @@ bool ParseRouteAction(absl::string_view bytes,
 bool ParseRoute(absl::string_view bytes,
                 const std::optional<RetryPolicy>& vhost_retry, Route* out,
                 bool* keep) {
-  Reader r(bytes);
   Seen seen;
   uint32_t which = 0;
   bool can_match = false;
   bool routable = true;
   absl::string_view name;
-  while (!r.done()) {
-    Tag tag;
-    if (!r.ReadTag(&tag)) return false;
+  const bool read = ForEachField(bytes, [&](Reader& r, const Tag& tag) {
     absl::string_view v;
     switch (tag.field) {
       case 1:  // match
-        if (!SingularBytes(&r, tag, &seen, &v) ||
-            !ParseRouteMatch(v, &out->match, &can_match)) {
-          return false;
-        }
-        break;
+        return SingularBytes(&r, tag, &seen, &v) &&
+               ParseRouteMatch(v, &out->match, &can_match);
       case 2:  // route
-        if (!OneofBytes(&r, tag, &which, &v)) return false;
-        if (!ParseRouteAction(v, vhost_retry,
-                              &std::get<RouteAction>(out->action), &routable)) {
-          return false;
-        }
-        break;
+        return OneofBytes(&r, tag, &which, &v) &&
+               ParseRouteAction(v, vhost_retry,
+                                &std::get<RouteAction>(out->action), &routable);
       case 3:   // redirect
       case 7:   // direct_response
       case 17:  // filter_action
       case 18:  // non_forwarding_action
         // Messages with no fields in our protos.
-        if (!OneofBytes(&r, tag, &which, &v) || !wire::SkipMessage(v))
-          return false;
-        break;
+        return OneofBytes(&r, tag, &which, &v) && wire::SkipMessage(v);
       case 14:
-        if (!SingularString(&r, tag, &seen, &name)) return false;
-        break;
+        return SingularString(&r, tag, &seen, &name);
       case 4:          // metadata
       case 13:         // typed_per_filter_config
         return false;  // left to libprotobuf
       default:
-        if (!r.Skip(tag.type)) return false;
+        return r.Skip(tag.type);
     }
-  }
+  });
+  if (!read) return false;
   if (!seen.Has(1)) return false;  // "field not present"
   SetString(&out->name, name);
   switch (which) {
@@ -847,39 +738,35 @@ bool ParseVirtualHost(absl::string_view bytes, VirtualHost* out) {
   // vector (a Route is ~270 bytes, not worth moving on growth).
   absl::InlinedVector<absl::string_view, 8> routes;
   absl::string_view retry_bytes;
-  Reader r(bytes);
   Seen seen;
-  while (!r.done()) {
-    Tag tag;
-    if (!r.ReadTag(&tag)) return false;
+  const bool read = ForEachField(bytes, [&](Reader& r, const Tag& tag) {
     absl::string_view v;
     switch (tag.field) {
       case 1:
         if (!SingularString(&r, tag, &seen, &v)) return false;
         SetString(&out->name, v);
-        break;
+        return true;
       case 2:
         if (tag.type != kLengthDelimited || !r.ReadString(&v) ||
             !IsValidDomainPattern(v)) {
           return false;
         }
         out->domains.emplace_back(v);
-        break;
+        return true;
       case 3:
         if (tag.type != kLengthDelimited || !r.ReadBytes(&v)) return false;
         routes.push_back(v);
-        break;
+        return true;
       case 15:  // typed_per_filter_config: left to libprotobuf
         return false;
       case 16:
-        if (!SingularBytes(&r, tag, &seen, &retry_bytes)) return false;
-        break;
+        return SingularBytes(&r, tag, &seen, &retry_bytes);
       default:
-        if (!r.Skip(tag.type)) return false;
+        return r.Skip(tag.type);
     }
-  }
+  });
   // "must be non-empty"
-  if (out->domains.empty() || routes.empty()) return false;
+  if (!read || out->domains.empty() || routes.empty()) return false;
   std::optional<RetryPolicy> retry;
   if (seen.Has(16)) {
     retry.emplace();
@@ -1096,27 +983,22 @@ bool FastDecodeRouteConfig(absl::string_view serialized, RouteConfig* out) {
     }
   }
   out->virtual_hosts.reserve(hosts);
-  Reader r(serialized);
   Seen seen;
-  while (!r.done()) {
-    Tag tag;
-    if (!r.ReadTag(&tag)) return false;
+  return ForEachField(serialized, [&](Reader& r, const Tag& tag) {
     absl::string_view v;
     switch (tag.field) {
       case 1:
         if (!SingularString(&r, tag, &seen, &v)) return false;
         SetString(&out->name, v);
-        break;
+        return true;
       case 2:
         if (tag.type != kLengthDelimited || !r.ReadBytes(&v)) return false;
         out->virtual_hosts.emplace_back();
-        if (!ParseVirtualHost(v, &out->virtual_hosts.back())) return false;
-        break;
+        return ParseVirtualHost(v, &out->virtual_hosts.back());
       default:
-        if (!r.Skip(tag.type)) return false;
+        return r.Skip(tag.type);
     }
-  }
-  return true;
+  });
 }
 
 bool RouteConfigFastPathAvailable() { return Mismatches().empty(); }
