@@ -8,14 +8,11 @@
 //   ads->Respond(MakeResponse(kLdsUrl, "v1", "n1", {FakeResource("l1", "x")}));
 //   EXPECT_EQ(ads->Requests().back().response_nonce(), "n1");
 //
-// FakeCall delivers events (send completions, responses, status) through a
-// queue drained by whichever thread adds one and finds nobody draining, so
-// the handler's callbacks never overlap and a send made inside a callback
-// completes after that callback, as on a real stream.
+// FakeCall is tests/support/fake_streaming_call.h read as DiscoveryRequests;
+// that header says how it orders the handler's callbacks.
 #ifndef XDSFED_TESTS_CLIENT_CLIENT_TEST_UTIL_H_
 #define XDSFED_TESTS_CLIENT_CLIENT_TEST_UTIL_H_
 
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -32,6 +29,7 @@
 #include "lib/client/xds_client.h"
 #include "lib/client/xds_transport.h"
 #include "lib/resources/resource_type.h"
+#include "tests/support/fake_streaming_call.h"
 
 namespace xdsfed {
 namespace client {
@@ -164,156 +162,17 @@ inline DiscoveryResponse MakeResponse(absl::string_view type_url,
 
 // --- Fake transport ---
 
-class FakeCall final : public StreamingCall {
+// An ADS call: the shared fake stream, read as DiscoveryRequests.
+class FakeCall final : public FakeStreamingCall {
  public:
-  FakeCall(std::string method, std::unique_ptr<EventHandler> handler,
-           bool hold_sends)
-      : method_(std::move(method)),
-        handler_(std::move(handler)),
-        hold_sends_(hold_sends) {}
-
-  // StreamingCall
-  void SendMessage(std::string payload) override {
-    {
-      MutexLock lock(&mu_);
-      if (ended_) return;
-      sent_.push_back(std::move(payload));
-      if (hold_sends_) {
-        ++held_;
-      } else {
-        events_.push_back(Event{Event::kSent, "", absl::OkStatus()});
-      }
-    }
-    Drain();
-  }
-  void Orphan() override {
-    {
-      MutexLock lock(&mu_);
-      orphaned_ = true;
-      if (!end_queued_) {
-        end_queued_ = true;
-        events_.push_back(
-            Event{Event::kStatus, "", absl::CancelledError("call cancelled")});
-      }
-    }
-    Drain();
-  }
-
-  // Test side.
-  const std::string& method() const { return method_; }
+  using FakeStreamingCall::FakeStreamingCall;
   std::vector<DiscoveryRequest> Requests() {
-    MutexLock lock(&mu_);
-    std::vector<DiscoveryRequest> out;
-    for (const std::string& s : sent_) {
-      out.emplace_back();
-      out.back().ParseFromString(s);
-    }
-    return out;
-  }
-  size_t request_count() {
-    MutexLock lock(&mu_);
-    return sent_.size();
+    return FakeStreamingCall::Requests<DiscoveryRequest>();
   }
   DiscoveryRequest LastRequest() {
     std::vector<DiscoveryRequest> all = Requests();
     return all.empty() ? DiscoveryRequest() : all.back();
   }
-  void Respond(const DiscoveryResponse& response) {
-    RespondBytes(response.SerializeAsString());
-  }
-  void RespondBytes(std::string bytes) {
-    {
-      MutexLock lock(&mu_);
-      if (end_queued_) return;
-      events_.push_back(Event{Event::kMessage, std::move(bytes), {}});
-    }
-    Drain();
-  }
-  // The server (or network) ends the stream.
-  void Fail(absl::Status status) {
-    {
-      MutexLock lock(&mu_);
-      if (end_queued_) return;
-      end_queued_ = true;
-      events_.push_back(Event{Event::kStatus, "", std::move(status)});
-    }
-    Drain();
-  }
-  // Completes the sends held so far (hold_sends mode).
-  void CompleteSends() {
-    {
-      MutexLock lock(&mu_);
-      for (; held_ > 0; --held_) {
-        events_.push_back(Event{Event::kSent, "", absl::OkStatus()});
-      }
-    }
-    Drain();
-  }
-  bool ended() {
-    MutexLock lock(&mu_);
-    return ended_;
-  }
-  bool orphaned() {
-    MutexLock lock(&mu_);
-    return orphaned_;
-  }
-
- private:
-  struct Event {
-    enum Kind { kSent, kMessage, kStatus } kind;
-    std::string payload;
-    absl::Status status;
-  };
-
-  void Drain() {
-    {
-      MutexLock lock(&mu_);
-      if (draining_) return;
-      draining_ = true;
-    }
-    while (true) {
-      Event event;
-      std::unique_ptr<EventHandler> dead;
-      {
-        MutexLock lock(&mu_);
-        if (events_.empty() || ended_) {
-          draining_ = false;
-          return;
-        }
-        event = std::move(events_.front());
-        events_.pop_front();
-      }
-      switch (event.kind) {
-        case Event::kSent:
-          handler_->OnRequestSent(true);
-          break;
-        case Event::kMessage:
-          handler_->OnRecvMessage(event.payload);
-          break;
-        case Event::kStatus:
-          handler_->OnStatusReceived(event.status);
-          {
-            MutexLock lock(&mu_);
-            ended_ = true;
-            events_.clear();
-            dead = std::move(handler_);
-          }
-          break;
-      }
-    }
-  }
-
-  const std::string method_;
-  std::unique_ptr<EventHandler> handler_;  // used by the drainer only
-  Mutex mu_;
-  const bool hold_sends_;
-  std::vector<std::string> sent_ ABSL_GUARDED_BY(mu_);
-  std::deque<Event> events_ ABSL_GUARDED_BY(mu_);
-  bool draining_ ABSL_GUARDED_BY(mu_) = false;
-  bool end_queued_ ABSL_GUARDED_BY(mu_) = false;
-  bool ended_ ABSL_GUARDED_BY(mu_) = false;
-  bool orphaned_ ABSL_GUARDED_BY(mu_) = false;
-  size_t held_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 // Calls are kept (shared) by the factory so a test can read the requests of

@@ -8,13 +8,11 @@
 //   s->Respond(LrsResponseMessage(true, {}, absl::Seconds(2)));
 //   LoadStatsRequest first = s->Requests<LoadStatsRequest>()[0];
 //
-// Events go through a queue drained by whichever thread adds one and finds
-// nobody draining, so handler callbacks never overlap and a send made inside
-// a callback completes after that callback, as on a real stream.
+// FakeStream is tests/support/fake_streaming_call.h, shared with the
+// XdsClient's tests.
 #ifndef XDSFED_TESTS_LRS_LRS_TEST_UTIL_H_
 #define XDSFED_TESTS_LRS_LRS_TEST_UTIL_H_
 
-#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -28,6 +26,7 @@
 #include "envoy/service/load_stats/v3/lrs.pb.h"
 #include "lib/client/mutex.h"
 #include "lib/client/xds_transport.h"
+#include "tests/support/fake_streaming_call.h"
 
 namespace xdsfed {
 namespace lrs {
@@ -47,133 +46,7 @@ inline LoadStatsResponse LrsResponseMessage(
   return response;
 }
 
-class FakeStream final : public client::StreamingCall {
- public:
-  FakeStream(std::string method, std::unique_ptr<EventHandler> handler)
-      : method_(std::move(method)), handler_(std::move(handler)) {}
-
-  void SendMessage(std::string payload) override {
-    {
-      client::MutexLock lock(&mu_);
-      if (ended_) return;
-      sent_.push_back(std::move(payload));
-      events_.push_back(Event{Event::kSent, "", absl::OkStatus()});
-    }
-    Drain();
-  }
-  void Orphan() override {
-    {
-      client::MutexLock lock(&mu_);
-      orphaned_ = true;
-      if (!end_queued_) {
-        end_queued_ = true;
-        events_.push_back(
-            Event{Event::kStatus, "", absl::CancelledError("call cancelled")});
-      }
-    }
-    Drain();
-  }
-
-  const std::string& method() const { return method_; }
-  template <typename Message>
-  std::vector<Message> Requests() {
-    client::MutexLock lock(&mu_);
-    std::vector<Message> out;
-    for (const std::string& s : sent_) {
-      out.emplace_back();
-      out.back().ParseFromString(s);
-    }
-    return out;
-  }
-  size_t request_count() {
-    client::MutexLock lock(&mu_);
-    return sent_.size();
-  }
-  void Respond(const LoadStatsResponse& response) {
-    RespondBytes(response.SerializeAsString());
-  }
-  void RespondBytes(std::string bytes) {
-    {
-      client::MutexLock lock(&mu_);
-      if (end_queued_) return;
-      events_.push_back(Event{Event::kMessage, std::move(bytes), {}});
-    }
-    Drain();
-  }
-  // The server (or network) ends the stream.
-  void Fail(absl::Status status) {
-    {
-      client::MutexLock lock(&mu_);
-      if (end_queued_) return;
-      end_queued_ = true;
-      events_.push_back(Event{Event::kStatus, "", std::move(status)});
-    }
-    Drain();
-  }
-  bool ended() {
-    client::MutexLock lock(&mu_);
-    return ended_;
-  }
-  bool orphaned() {
-    client::MutexLock lock(&mu_);
-    return orphaned_;
-  }
-
- private:
-  struct Event {
-    enum Kind { kSent, kMessage, kStatus } kind;
-    std::string payload;
-    absl::Status status;
-  };
-
-  void Drain() {
-    {
-      client::MutexLock lock(&mu_);
-      if (draining_) return;
-      draining_ = true;
-    }
-    while (true) {
-      Event event;
-      std::unique_ptr<EventHandler> dead;
-      {
-        client::MutexLock lock(&mu_);
-        if (events_.empty() || ended_) {
-          draining_ = false;
-          return;
-        }
-        event = std::move(events_.front());
-        events_.pop_front();
-      }
-      switch (event.kind) {
-        case Event::kSent:
-          handler_->OnRequestSent(true);
-          break;
-        case Event::kMessage:
-          handler_->OnRecvMessage(event.payload);
-          break;
-        case Event::kStatus:
-          handler_->OnStatusReceived(event.status);
-          {
-            client::MutexLock lock(&mu_);
-            ended_ = true;
-            events_.clear();
-            dead = std::move(handler_);
-          }
-          break;
-      }
-    }
-  }
-
-  const std::string method_;
-  std::unique_ptr<EventHandler> handler_;  // used by the drainer only
-  client::Mutex mu_;
-  std::vector<std::string> sent_ ABSL_GUARDED_BY(mu_);
-  std::deque<Event> events_ ABSL_GUARDED_BY(mu_);
-  bool draining_ ABSL_GUARDED_BY(mu_) = false;
-  bool end_queued_ ABSL_GUARDED_BY(mu_) = false;
-  bool ended_ ABSL_GUARDED_BY(mu_) = false;
-  bool orphaned_ ABSL_GUARDED_BY(mu_) = false;
-};
+using FakeStream = client::testing::FakeStreamingCall;
 
 // Streams are kept (shared) so a test can read those that ended.
 class FakeLrsFactory final : public client::XdsTransportFactory {
