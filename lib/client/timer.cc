@@ -83,14 +83,13 @@ class ThreadTimers final : public Timers {
   absl::Time Now() override { return absl::Now(); }
 
   Handle RunAfter(absl::Duration delay, std::function<void()> fn) override {
-    Handle handle;
-    {
-      MutexLock lock(&state_->mu);
-      handle = state_->next_handle++;
-      const absl::Time deadline = absl::Now() + delay;
-      state_->queue.emplace(std::make_pair(deadline, handle), std::move(fn));
-      state_->deadlines.emplace(handle, deadline);
-    }
+    MutexLock lock(&state_->mu);
+    const Handle handle = state_->next_handle++;
+    const absl::Time deadline = absl::Now() + delay;
+    state_->queue.emplace(std::make_pair(deadline, handle), std::move(fn));
+    state_->deadlines.emplace(handle, deadline);
+    // Notified under the lock: once it is released, `fn` may run and drop
+    // the last reference to this object, so `this` is not touched after.
     state_->cv.notify_all();
     return handle;
   }
