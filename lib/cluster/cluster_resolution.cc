@@ -473,11 +473,11 @@ void ClusterResolution::Report(Update update) {
     callback_thread_ = std::this_thread::get_id();
   }
   callback_(update);
-  {
-    MutexLock lock(&mu_);
-    --callbacks_running_;
-    callback_thread_ = std::thread::id();
-  }
+  MutexLock lock(&mu_);
+  --callbacks_running_;
+  callback_thread_ = std::thread::id();
+  // Under the lock: a Stop() that was waiting may let its caller destroy
+  // this object as soon as the lock is released.
   callback_done_.notify_all();
 }
 
