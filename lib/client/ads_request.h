@@ -30,11 +30,11 @@ envoy::config::core::v3::Node BuildNode(const Bootstrap& bootstrap,
 
 // Serialized DiscoveryRequest. error: non-OK makes it a NACK carrying
 // error.message(). node: set on the first request of a stream only.
-std::string BuildAdsRequest(absl::string_view type_url,
-                            absl::string_view version, absl::string_view nonce,
-                            const std::vector<std::string>& resource_names,
-                            const absl::Status& error,
-                            const envoy::config::core::v3::Node* node);
+std::string BuildAdsRequest(
+    absl::string_view type_url, absl::string_view version,
+    absl::string_view nonce,
+    const std::vector<absl::string_view>& resource_names,
+    const absl::Status& error, const envoy::config::core::v3::Node* node);
 
 }  // namespace client
 }  // namespace xdsfed

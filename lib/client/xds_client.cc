@@ -135,6 +135,10 @@ class XdsClient::Impl : public std::enable_shared_from_this<Impl> {
     std::set<TypeId> buffered;
     absl::flat_hash_map<TypeId, TypeState> types;
     absl::flat_hash_map<const Entry*, ResourceTimer> resources;
+    // The resources of the request in flight that had neither been seen nor
+    // had a timer when it was built: only they may need a timer once it is
+    // sent (a 10,000-cluster ACK then walks none).
+    std::vector<const Entry*> awaiting_timer;
   };
 
   struct Channel {
@@ -505,11 +509,16 @@ void XdsClient::Impl::SendLocked(Channel* channel, TypeId type, Deferred* d) {
     call->buffered.insert(type);
     return;
   }
-  std::vector<std::string> names;
+  std::vector<absl::string_view> names;  // into the cache, under mu_
   auto& resources = call->resources;
+  call->awaiting_timer.clear();
   cache_.ForEachOfServer(channel->id, type, [&](const Entry& e) {
-    names.emplace_back(e.name());
-    resources[&e].sent = true;
+    names.push_back(e.name());
+    ResourceTimer& timer = resources[&e];
+    timer.sent = true;
+    if (!timer.seen && timer.timer == Timers::kInvalidHandle) {
+      call->awaiting_timer.push_back(&e);
+    }
   });
   TypeState& state = call->types[type];
   d->sends.emplace_back(
@@ -533,10 +542,12 @@ void XdsClient::Impl::OnRequestSent(ServerId server, uint64_t call_gen,
     if (call == nullptr) return;
     if (ok) {
       // C-core: the does-not-exist timer starts once the request naming the
-      // resource has been sent.
-      for (auto& r : call->resources) {
-        if (r.first->type() != call->in_flight_type) continue;
-        MaybeStartTimerLocked(channel, call, r.first, &r.second);
+      // resource has been sent. Every subscribed resource of the type is
+      // named in it; those seen or timed since are skipped by the check.
+      for (const Entry* entry : call->awaiting_timer) {
+        auto it = call->resources.find(entry);  // gone if unsubscribed since
+        if (it == call->resources.end()) continue;
+        MaybeStartTimerLocked(channel, call, entry, &it->second);
       }
     }
     call->send_in_flight = false;
