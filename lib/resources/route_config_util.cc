@@ -1,6 +1,8 @@
 #include "lib/resources/route_config_util.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -116,8 +118,20 @@ std::optional<std::string> ExtensionTypeName(const google::protobuf::Any& any,
 void ValidateTypedPerFilterConfig(
     const google::protobuf::Map<std::string, google::protobuf::Any>& map,
     ValidationErrors* errors) {
-  // Map iteration order is unspecified; errors are sorted by path anyway.
-  for (const auto& [key, value] : map) {
+  // Visited in key order: a protobuf Map's iteration order is unspecified
+  // (it differs between two parses of the same bytes), and once the errors
+  // pass ValidationErrors::kMaxErrors the order decides which are shown, so
+  // the same bytes would give different NACK messages.
+  std::vector<const google::protobuf::Map<std::string,
+                                          google::protobuf::Any>::value_type*>
+      entries;
+  entries.reserve(map.size());
+  for (const auto& entry : map) entries.push_back(&entry);
+  std::sort(entries.begin(), entries.end(),
+            [](const auto* a, const auto* b) { return a->first < b->first; });
+  for (const auto* entry : entries) {
+    const std::string& key = entry->first;
+    const google::protobuf::Any& value = entry->second;
     ValidationErrors::ScopedField field(errors, ValidationErrors::MapKey(key));
     if (key.empty()) {
       errors->AddError("filter name must be non-empty");
