@@ -18,6 +18,7 @@
 #include "google/protobuf/arena.h"
 #include "lib/base/validation_errors.h"
 #include "lib/name/name_template.h"
+#include "lib/resources/cluster_fast.h"
 
 namespace xdsfed {
 namespace resources {
@@ -326,6 +327,23 @@ Json::Value ClusterResource::ToJson() const {
 absl::StatusOr<ClusterResource> DecodeCluster(const DecodeContext& context,
                                               absl::string_view serialized,
                                               std::string* name) {
+  // Most clusters take the wire reader in cluster_fast.cc, which gives the
+  // same value without building protobuf messages; it leaves anything
+  // unusual and every error to the libprotobuf path, so error messages come
+  // from one validator.
+  ClusterResource value;
+  if (internal::FastDecodeCluster(context, serialized, &value)) {
+    if (name != nullptr) *name = value.name;
+    return value;
+  }
+  return internal::DecodeClusterWithProtobuf(context, serialized, name);
+}
+
+namespace internal {
+
+absl::StatusOr<ClusterResource> DecodeClusterWithProtobuf(
+    const DecodeContext& context, absl::string_view serialized,
+    std::string* name) {
   if (name != nullptr) name->clear();
   google::protobuf::Arena arena;
   auto* cluster = google::protobuf::Arena::CreateMessage<Cluster>(&arena);
@@ -343,8 +361,14 @@ absl::StatusOr<ClusterResource> DecodeCluster(const DecodeContext& context,
   return value;
 }
 
+}  // namespace internal
+
 const ResourceType& ClusterResourceType() {
-  static const ClusterType* const kType = new ClusterType();
+  // The fast path's one-time descriptor check (it may build the messages'
+  // descriptors: up to a few ms) runs here, when a client first registers
+  // the type, rather than on its first response.
+  static const ClusterType* const kType =
+      (internal::ClusterFastPathAvailable(), new ClusterType());
   return *kType;
 }
 

@@ -22,6 +22,7 @@
 #include "envoy/config/endpoint/v3/endpoint.pb.h"
 #include "google/protobuf/arena.h"
 #include "lib/base/validation_errors.h"
+#include "lib/resources/endpoint_fast.h"
 
 namespace xdsfed {
 namespace resources {
@@ -55,38 +56,6 @@ void AppendIpv4(const in_addr& address, std::string* out) {
     *p++ = static_cast<char>('0' + v % 10);
   }
   out->append(text, static_cast<size_t>(p - text));
-}
-
-// Writes "ip:port" / "[ipv6]:port" in canonical form to *out. False if host
-// is not an IP address literal (an IPv6 one may carry a "%scope" suffix).
-bool FormatIpPort(const std::string& host, uint32_t port, std::string* out) {
-  char text[INET6_ADDRSTRLEN];
-  in_addr v4;
-  if (inet_pton(AF_INET, host.c_str(), &v4) == 1) {
-    out->clear();
-    AppendIpv4(v4, out);
-    out->push_back(':');
-    absl::StrAppend(out, port);
-    return true;
-  }
-  const size_t percent = host.find('%');
-  absl::string_view scope;
-  std::string bare;
-  const std::string* ip = &host;
-  if (percent != std::string::npos) {
-    scope = absl::string_view(host).substr(percent);
-    if (scope.size() < 2 ||
-        !std::all_of(scope.begin() + 1, scope.end(), IsScopeIdChar)) {
-      return false;
-    }
-    bare = host.substr(0, percent);
-    ip = &bare;
-  }
-  in6_addr v6;
-  if (inet_pton(AF_INET6, ip->c_str(), &v6) != 1) return false;
-  if (inet_ntop(AF_INET6, &v6, text, sizeof(text)) == nullptr) return false;
-  *out = absl::StrCat("[", text, scope, "]:", port);
-  return true;
 }
 
 // One lb_endpoints entry, appended to *endpoints unless its health status
@@ -143,8 +112,8 @@ void ParseEndpoint(const LbEndpoint& lb_endpoint,
       ok = false;
     }
   }
-  if (!FormatIpPort(socket_address.address(), socket_address.port_value(),
-                    &endpoint.address)) {
+  if (!internal::FormatIpPort(socket_address.address(),
+                              socket_address.port_value(), &endpoint.address)) {
     ValidationErrors::ScopedField field4(errors, ".address");
     errors->AddError(absl::StrCat("expected an IPv4 or IPv6 address, got \"",
                                   absl::CHexEscape(socket_address.address()),
@@ -183,8 +152,8 @@ bool ParseValidEndpoint(const LbEndpoint& lb_endpoint,
   const auto& socket_address =
       lb_endpoint.endpoint().address().socket_address();
   if (!socket_address.has_port_value() || socket_address.port_value() > 65535 ||
-      !FormatIpPort(socket_address.address(), socket_address.port_value(),
-                    &endpoint.address)) {
+      !internal::FormatIpPort(socket_address.address(),
+                              socket_address.port_value(), &endpoint.address)) {
     return false;
   }
   endpoints->push_back(std::move(endpoint));
@@ -409,8 +378,66 @@ Json::Value EndpointResource::ToJson() const {
 }
 
 absl::StatusOr<EndpointResource> DecodeClusterLoadAssignment(
-    const DecodeContext& context, absl::string_view serialized,
+    const DecodeContext& /*context*/, absl::string_view serialized,
     std::string* name) {
+  // Most assignments take the wire reader in endpoint_fast.cc, which gives
+  // the same value without building protobuf messages; it leaves anything
+  // unusual and every error to the libprotobuf path, so error messages come
+  // from one validator.
+  EndpointResource value;
+  if (internal::FastDecodeClusterLoadAssignment(serialized, &value)) {
+    if (name != nullptr) *name = value.cluster_name;
+    return value;
+  }
+  return internal::DecodeClusterLoadAssignmentWithProtobuf(serialized, name);
+}
+
+namespace internal {
+
+// Writes "ip:port" / "[ipv6]:port" in canonical form to *out. False if host
+// is not an IP address literal (an IPv6 one may carry a "%scope" suffix).
+bool FormatIpPort(absl::string_view host, uint32_t port, std::string* out) {
+  // inet_pton wants a C string; addresses are short. A NUL inside would
+  // make inet_pton read only the bytes before it.
+  if (host.find('\0') != absl::string_view::npos) return false;
+  char buffer[64];
+  std::string long_host;
+  char* c_host = buffer;
+  if (host.size() >= sizeof(buffer)) {
+    long_host.assign(host.data(), host.size());
+    c_host = long_host.data();
+  } else {
+    std::memcpy(buffer, host.data(), host.size());
+    buffer[host.size()] = '\0';
+  }
+  in_addr v4;
+  if (inet_pton(AF_INET, c_host, &v4) == 1) {
+    out->clear();
+    AppendIpv4(v4, out);
+    out->push_back(':');
+    absl::StrAppend(out, port);
+    return true;
+  }
+  const size_t percent = host.find('%');
+  absl::string_view scope;
+  if (percent != absl::string_view::npos) {
+    scope = host.substr(percent);
+    if (scope.size() < 2 ||
+        !std::all_of(scope.begin() + 1, scope.end(), IsScopeIdChar)) {
+      return false;
+    }
+    c_host[percent] = '\0';
+  }
+  in6_addr v6;
+  char text[INET6_ADDRSTRLEN];
+  if (inet_pton(AF_INET6, c_host, &v6) != 1) return false;
+  if (inet_ntop(AF_INET6, &v6, text, sizeof(text)) == nullptr) return false;
+  *out = absl::StrCat("[", text, scope, "]:", port);
+  return true;
+}
+
+absl::StatusOr<EndpointResource> DecodeClusterLoadAssignmentWithProtobuf(
+    absl::string_view serialized, std::string* name) {
   if (name != nullptr) name->clear();
   // Blocks grow to 64 KiB so that a 10,000-endpoint assignment takes a few
   // dozen allocations rather than hundreds.
@@ -439,8 +466,14 @@ absl::StatusOr<EndpointResource> DecodeClusterLoadAssignment(
   return value;
 }
 
+}  // namespace internal
+
 const ResourceType& EndpointResourceType() {
-  static const EndpointType* const kType = new EndpointType();
+  // The fast path's one-time descriptor check (it may build the messages'
+  // descriptors: up to a few ms) runs here, when a client first registers
+  // the type, rather than on its first response.
+  static const EndpointType* const kType =
+      (internal::EndpointFastPathAvailable(), new EndpointType());
   return *kType;
 }
 

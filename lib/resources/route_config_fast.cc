@@ -10,8 +10,6 @@
 
 #include "absl/base/config.h"
 #include "absl/container/inlined_vector.h"
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "envoy/config/core/v3/base.pb.h"
 #include "envoy/config/route/v3/route.pb.h"
 #include "envoy/config/route/v3/route_components.pb.h"
@@ -19,9 +17,9 @@
 #include "envoy/type/matcher/v3/string.pb.h"
 #include "envoy/type/v3/percent.pb.h"
 #include "envoy/type/v3/range.pb.h"
-#include "google/protobuf/descriptor.h"
 #include "google/protobuf/duration.pb.h"
 #include "google/protobuf/wrappers.pb.h"
+#include "lib/resources/descriptor_signature.h"
 #include "lib/resources/wire_reader.h"
 
 namespace xdsfed {
@@ -30,9 +28,17 @@ namespace internal {
 
 namespace {
 
+using wire::ForEachField;
 using wire::kLengthDelimited;
 using wire::kVarint;
+using wire::OneofBytes;
+using wire::OneofString;
+using wire::ParseWrappedVarint;
 using wire::Reader;
+using wire::Seen;
+using wire::SingularBytes;
+using wire::SingularString;
+using wire::SingularVarint;
 using wire::Tag;
 
 // Every Parse* function below returns false to give up: on input the reader
@@ -41,64 +47,6 @@ using wire::Tag;
 // on anything the validator in route_config.cc reports as an error - also
 // where that validator would not have looked (inside a route it drops), which
 // is safe because giving up only means running the libprotobuf path.
-
-// Singular fields seen so far in one message (field numbers below 64).
-class Seen {
- public:
-  bool First(uint32_t field) {
-    const uint64_t bit = uint64_t{1} << (field & 63);
-    if ((bits_ & bit) != 0) return false;
-    bits_ |= bit;
-    return true;
-  }
-  bool Has(uint32_t field) const {
-    return (bits_ & (uint64_t{1} << (field & 63))) != 0;
-  }
-
- private:
-  uint64_t bits_ = 0;
-};
-
-// Reads the value of a singular field of the expected wire type, once.
-bool SingularBytes(Reader* r, const Tag& tag, Seen* seen,
-                   absl::string_view* v) {
-  return tag.type == kLengthDelimited && seen->First(tag.field) &&
-         r->ReadBytes(v);
-}
-bool SingularString(Reader* r, const Tag& tag, Seen* seen,
-                    absl::string_view* v) {
-  return tag.type == kLengthDelimited && seen->First(tag.field) &&
-         r->ReadString(v);
-}
-bool SingularVarint(Reader* r, const Tag& tag, Seen* seen, uint64_t* v) {
-  return tag.type == kVarint && seen->First(tag.field) && r->ReadVarint(v);
-}
-
-// A oneof member: the first member met sets *which; any second one (the
-// same or another member) gives up.
-bool OneofBytes(Reader* r, const Tag& tag, uint32_t* which,
-                absl::string_view* v) {
-  if (tag.type != kLengthDelimited || *which != 0) return false;
-  *which = tag.field;
-  return r->ReadBytes(v);
-}
-bool OneofString(Reader* r, const Tag& tag, uint32_t* which,
-                 absl::string_view* v) {
-  return OneofBytes(r, tag, which, v) && wire::IsValidUtf8(*v);
-}
-
-// Reads the fields of one message in wire order: `on_field(reader, tag)`
-// reads the field's value (or skips it) and returns false to give up. A
-// template, so each message's handler is inlined into its loop.
-template <typename OnField>
-bool ForEachField(absl::string_view bytes, OnField on_field) {
-  Reader r(bytes);
-  while (!r.done()) {
-    Tag tag;
-    if (!r.ReadTag(&tag) || !on_field(r, tag)) return false;
-  }
-  return true;
-}
 
 // ------------------------------------------------ well-known wrappers
 
@@ -127,16 +75,6 @@ bool DurationValid(const ProtoDuration& d) {
 
 bool ParseValidDuration(absl::string_view bytes, ProtoDuration* out) {
   return ParseDuration(bytes, out) && DurationValid(*out);
-}
-
-// google.protobuf.UInt32Value / BoolValue {value = 1;}: the varint.
-bool ParseWrappedVarint(absl::string_view bytes, uint64_t* out) {
-  Seen seen;
-  *out = 0;
-  return ForEachField(bytes, [&](Reader& r, const Tag& tag) {
-    return tag.field == 1 ? SingularVarint(&r, tag, &seen, out)
-                          : r.Skip(tag.type);
-  });
 }
 
 // ------------------------------------------------------------ matchers
@@ -785,46 +723,10 @@ bool ParseVirtualHost(absl::string_view bytes, VirtualHost* out) {
 
 // ------------------------------------------------- descriptor self-check
 
-// "<number> <name> <type>[ repeated][ oneof <name>][ <message or enum>]" per
-// field, in number order: what the code above was written against.
-std::string Signature(const google::protobuf::Descriptor* d) {
-  std::vector<const google::protobuf::FieldDescriptor*> fields;
-  for (int i = 0; i < d->field_count(); ++i) fields.push_back(d->field(i));
-  std::sort(fields.begin(), fields.end(), [](const auto* a, const auto* b) {
-    return a->number() < b->number();
-  });
-  std::vector<std::string> parts;
-  for (const auto* f : fields) {
-    std::string part =
-        absl::StrCat(f->number(), " ", f->name(), " ", f->type_name());
-    if (f->is_repeated()) absl::StrAppend(&part, " repeated");
-    if (f->has_optional_keyword()) absl::StrAppend(&part, " optional");
-    if (f->containing_oneof() != nullptr) {
-      absl::StrAppend(&part, " oneof ", f->containing_oneof()->name());
-    }
-    if (f->message_type() != nullptr) {
-      absl::StrAppend(&part, " ", f->message_type()->full_name());
-    }
-    if (f->enum_type() != nullptr) {
-      absl::StrAppend(&part, " ", f->enum_type()->full_name());
-    }
-    parts.push_back(std::move(part));
-  }
-  const bool proto3 =
-      d->file()->syntax() == google::protobuf::FileDescriptor::SYNTAX_PROTO3;
-  return absl::StrCat(proto3 ? "proto3" : "not proto3", ": ",
-                      absl::StrJoin(parts, "; "));
-}
-
-struct Expected {
-  const google::protobuf::Descriptor* descriptor;
-  const char* signature;
-};
-
 std::vector<std::string> ComputeMismatches() {
   namespace route_pb = envoy::config::route::v3;
   namespace pb = google::protobuf;
-  const Expected kExpected[] = {
+  const ExpectedFields kExpected[] = {
       {route_pb::RouteConfiguration::descriptor(),
        "proto3: 1 name string; "
        "2 virtual_hosts message repeated envoy.config.route.v3.VirtualHost; "
@@ -944,15 +846,7 @@ std::vector<std::string> ComputeMismatches() {
       {pb::UInt32Value::descriptor(), "proto3: 1 value uint32"},
       {pb::BoolValue::descriptor(), "proto3: 1 value bool"},
   };
-  std::vector<std::string> mismatches;
-  for (const Expected& e : kExpected) {
-    std::string got = Signature(e.descriptor);
-    if (got != e.signature) {
-      mismatches.push_back(absl::StrCat(e.descriptor->full_name(), ": want <",
-                                        e.signature, "> got <", got, ">"));
-    }
-  }
-  return mismatches;
+  return SignatureMismatches(kExpected);
 }
 
 const std::vector<std::string>& Mismatches() {

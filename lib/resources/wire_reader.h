@@ -163,6 +163,93 @@ class Reader {
 // their own (empty messages, wrappers of scalars).
 bool SkipMessage(absl::string_view bytes);
 
+// ------------------------------------------- helpers of the fast decoders
+//
+// The fast decoders (route_config_fast.cc, endpoint_fast.cc,
+// cluster_fast.cc) give up - return false - on a singular field or oneof met
+// twice (libprotobuf would merge or replace; rare enough not to model) and
+// on a known field with an unexpected wire type.
+
+// Singular fields seen so far in one message (field numbers below 64).
+class Seen {
+ public:
+  bool First(uint32_t field) {
+    const uint64_t bit = uint64_t{1} << (field & 63);
+    if ((bits_ & bit) != 0) return false;
+    bits_ |= bit;
+    return true;
+  }
+  bool Has(uint32_t field) const {
+    return (bits_ & (uint64_t{1} << (field & 63))) != 0;
+  }
+
+ private:
+  uint64_t bits_ = 0;
+};
+
+// Reads the value of a singular field of the expected wire type, once.
+inline bool SingularBytes(Reader* r, const Tag& tag, Seen* seen,
+                          absl::string_view* v) {
+  return tag.type == kLengthDelimited && seen->First(tag.field) &&
+         r->ReadBytes(v);
+}
+inline bool SingularString(Reader* r, const Tag& tag, Seen* seen,
+                           absl::string_view* v) {
+  return tag.type == kLengthDelimited && seen->First(tag.field) &&
+         r->ReadString(v);
+}
+inline bool SingularVarint(Reader* r, const Tag& tag, Seen* seen, uint64_t* v) {
+  return tag.type == kVarint && seen->First(tag.field) && r->ReadVarint(v);
+}
+
+// A oneof member: the first member met sets *which; any second one (the
+// same or another member) gives up.
+inline bool OneofBytes(Reader* r, const Tag& tag, uint32_t* which,
+                       absl::string_view* v) {
+  if (tag.type != kLengthDelimited || *which != 0) return false;
+  *which = tag.field;
+  return r->ReadBytes(v);
+}
+inline bool OneofString(Reader* r, const Tag& tag, uint32_t* which,
+                        absl::string_view* v) {
+  return OneofBytes(r, tag, which, v) && IsValidUtf8(*v);
+}
+
+// A repeated proto3 `string` field's element: checked to be UTF-8.
+inline bool RepeatedString(Reader* r, const Tag& tag, absl::string_view* v) {
+  return tag.type == kLengthDelimited && r->ReadString(v);
+}
+
+// Reads the fields of one message in wire order: `on_field(reader, tag)`
+// reads the field's value (or skips it) and returns false to give up. A
+// template, so each message's handler is inlined into its loop.
+template <typename OnField>
+bool ForEachField(absl::string_view bytes, OnField on_field) {
+  Reader r(bytes);
+  while (!r.done()) {
+    Tag tag;
+    if (!r.ReadTag(&tag) || !on_field(r, tag)) return false;
+  }
+  return true;
+}
+
+// google.protobuf.UInt32Value / BoolValue {value = 1;}: the varint, 0 when
+// absent.
+inline bool ParseWrappedVarint(absl::string_view bytes, uint64_t* out) {
+  Seen seen;
+  *out = 0;
+  return ForEachField(bytes, [&](Reader& r, const Tag& tag) {
+    return tag.field == 1 ? SingularVarint(&r, tag, &seen, out)
+                          : r.Skip(tag.type);
+  });
+}
+
+// The low 32 bits of a varint, as libprotobuf stores an int32 / enum /
+// uint32 field read from a longer varint.
+inline int32_t AsInt32(uint64_t v) {
+  return static_cast<int32_t>(static_cast<uint32_t>(v));
+}
+
 }  // namespace wire
 }  // namespace resources
 }  // namespace xdsfed
