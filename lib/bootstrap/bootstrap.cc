@@ -1,13 +1,13 @@
 #include "lib/bootstrap/bootstrap.h"
 
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "lib/base/file_reader.h"
 #include "lib/base/validation_errors.h"
 #include "lib/json/json_reader.h"
 #include "lib/name/percent_encoding.h"
@@ -170,14 +170,17 @@ absl::StatusOr<std::shared_ptr<const Bootstrap>> Bootstrap::FromEnv(
     bool federation) {
   const char* path = std::getenv("GRPC_XDS_BOOTSTRAP");
   if (path != nullptr && *path != '\0') {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
+    const std::string file(path);
+    absl::StatusOr<std::string> text =
+        ReadFileCapped(file, kMaxBootstrapFileBytes);
+    if (!text.ok()) {
+      // The reader's message is "cannot read <path>: <reason>".
       return absl::FailedPreconditionError(absl::StrCat(
-          "cannot read bootstrap file ", path, " (from GRPC_XDS_BOOTSTRAP)"));
+          "cannot read bootstrap file ", file, " (from GRPC_XDS_BOOTSTRAP): ",
+          absl::StripPrefix(text.status().message(),
+                            absl::StrCat("cannot read ", file, ": "))));
     }
-    std::string text((std::istreambuf_iterator<char>(in)),
-                     std::istreambuf_iterator<char>());
-    return Parse(text, federation);
+    return Parse(*text, federation);
   }
   const char* text = std::getenv("GRPC_XDS_BOOTSTRAP_CONFIG");
   if (text != nullptr && *text != '\0') return Parse(text, federation);

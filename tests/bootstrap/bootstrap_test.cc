@@ -50,6 +50,11 @@ TEST(BootstrapTest, ErrorsNameTheirFieldPath) {
       {"A47 XdsServer.server_uri non-empty",
        R"({"xds_servers":[{"server_uri":"","channel_creds":[{"type":"insecure"}]}]})",
        "[field:xds_servers[0].server_uri error:must be non-empty]"},
+      // Issue 16 item 7: an escaped NUL is valid JSON but no server URI.
+      {"A47 XdsServer.server_uri without NUL",
+       R"({"xds_servers":[{"server_uri":"a\u0000b","channel_creds":[{"type":"insecure"}]}]})",
+       "[field:xds_servers[0].server_uri error:must not contain a NUL "
+       "character]"},
       {"A47 XdsServer: first supported creds type wins, none is an error",
        R"({"xds_servers":[{"server_uri":"a","channel_creds":[{"type":"fancy"}]}]})",
        "[field:xds_servers[0].channel_creds error:no known creds type found]"},
@@ -308,12 +313,41 @@ TEST_F(BootstrapEnvTest, MissingFileAndNeither) {
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(missing.status().message(),
             "cannot read bootstrap file /nonexistent/bootstrap.json (from "
-            "GRPC_XDS_BOOTSTRAP)");
+            "GRPC_XDS_BOOTSTRAP): No such file or directory");
   Clear();
   auto neither = Bootstrap::FromEnv(true);
   EXPECT_EQ(neither.status().message(),
             "no bootstrap: neither GRPC_XDS_BOOTSTRAP nor "
             "GRPC_XDS_BOOTSTRAP_CONFIG is set");
+}
+
+// Issue 16 item 1: paths that are not bootstrap files give a status naming
+// the path, never an exception (a directory threw std::ios_failure) or an
+// unbounded read (/dev/zero grew to ~2 GB, then bad_alloc).
+TEST_F(BootstrapEnvTest, UnreadablePathsAreErrorsNamingThePath) {
+  struct Case {
+    std::string path, want;
+  };
+  const Case kCases[] = {
+      {"/tmp",
+       "cannot read bootstrap file /tmp (from GRPC_XDS_BOOTSTRAP): is a "
+       "directory"},
+      {"/dev/zero",
+       "cannot read bootstrap file /dev/zero (from GRPC_XDS_BOOTSTRAP): "
+       "larger than the limit of 134217728 bytes"},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.path);
+    setenv("GRPC_XDS_BOOTSTRAP", c.path.c_str(), 1);
+    auto bootstrap = Bootstrap::FromEnv(true);
+    EXPECT_EQ(bootstrap.status().code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_EQ(bootstrap.status().message(), c.want);
+  }
+  setenv("GRPC_XDS_BOOTSTRAP", "/dev/null", 1);
+  auto empty = Bootstrap::FromEnv(true);
+  EXPECT_TRUE(absl::StartsWith(empty.status().message(),
+                               "errors validating bootstrap: malformed JSON"))
+      << empty.status();
 }
 
 TEST_F(BootstrapEnvTest, EmptyFileIsMalformedJson) {
