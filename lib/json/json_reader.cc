@@ -7,6 +7,7 @@
 #include <exception>
 #include <memory>
 #include <string>
+#include <unordered_set>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -227,13 +228,139 @@ std::unique_ptr<Json::CharReader> MakeStrictReader() {
   return std::unique_ptr<Json::CharReader>(builder.newCharReader());
 }
 
+bool IsJsonWhitespace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+size_t SkipWhitespace(absl::string_view text, size_t i) {
+  while (i < text.size() && IsJsonWhitespace(text[i])) ++i;
+  return i;
+}
+
+// The end of the string token starting at text[i] == '"' (one past the
+// closing quote), or npos if it does not end.
+size_t StringEnd(absl::string_view text, size_t i) {
+  for (++i; i < text.size(); ++i) {
+    if (text[i] == '\\') {
+      ++i;
+    } else if (text[i] == '"') {
+      return i + 1;
+    }
+  }
+  return absl::string_view::npos;
+}
+
+// The end of the value starting at text[i]: a string, a balanced array or
+// object (brackets inside strings skipped), or a run of literal characters.
+// npos if it is unbalanced or empty.
+size_t ValueEnd(absl::string_view text, size_t i) {
+  if (i >= text.size()) return absl::string_view::npos;
+  if (text[i] == '"') return StringEnd(text, i);
+  if (text[i] == '[' || text[i] == '{') {
+    std::string open;  // the brackets still open, innermost last
+    while (i < text.size()) {
+      const char c = text[i];
+      if (c == '"') {
+        i = StringEnd(text, i);
+        if (i == absl::string_view::npos) return i;
+        continue;
+      }
+      if (c == '[' || c == '{') {
+        open.push_back(c);
+      } else if (c == ']' || c == '}') {
+        if (open.empty() || open.back() != (c == ']' ? '[' : '{')) {
+          return absl::string_view::npos;
+        }
+        open.pop_back();
+        if (open.empty()) return i + 1;
+      }
+      ++i;
+    }
+    return absl::string_view::npos;
+  }
+  const size_t start = i;
+  while (i < text.size() && !IsJsonWhitespace(text[i]) && text[i] != ',' &&
+         text[i] != '}' && text[i] != ']' && text[i] != ':') {
+    ++i;
+  }
+  return i == start ? absl::string_view::npos : i;
+}
+
 }  // namespace
 
-absl::StatusOr<Json::Value> ParseJsonText(absl::string_view text) {
+absl::Status CheckJsonText(absl::string_view text) {
   if (absl::StripAsciiWhitespace(text).empty()) {
     return Malformed("JSON text is empty");
   }
-  absl::Status scanned = PreScan(text);
+  return PreScan(text);
+}
+
+absl::StatusOr<std::vector<JsonMemberSpan>> SplitJsonObject(
+    absl::string_view text) {
+  std::vector<JsonMemberSpan> members;
+  std::unordered_set<std::string> keys;
+  size_t i = SkipWhitespace(text, 0);
+  if (i >= text.size() || text[i] != '{') {
+    return Malformed(absl::StrCat(Position(text, i), ": expected an object"));
+  }
+  i = SkipWhitespace(text, i + 1);
+  if (i < text.size() && text[i] == '}') {
+    i = SkipWhitespace(text, i + 1);
+    if (i != text.size()) {
+      return Malformed(absl::StrCat(Position(text, i),
+                                    ": extra non-whitespace after JSON value"));
+    }
+    return members;
+  }
+  while (true) {
+    if (i >= text.size() || text[i] != '"') {
+      return Malformed(
+          absl::StrCat(Position(text, i), ": expected a string key"));
+    }
+    const size_t key_end = StringEnd(text, i);
+    if (key_end == absl::string_view::npos) {
+      return Malformed(
+          absl::StrCat(Position(text, i), ": string does not end"));
+    }
+    // Keys are short: the strict reader unescapes them.
+    absl::StatusOr<Json::Value> key =
+        ParseJsonText(text.substr(i, key_end - i));
+    if (!key.ok()) return key.status();
+    if (!keys.insert(key->asString()).second) {
+      return Malformed(absl::StrCat(Position(text, i), ": duplicate key: '",
+                                    key->asString(), "'"));
+    }
+    i = SkipWhitespace(text, key_end);
+    if (i >= text.size() || text[i] != ':') {
+      return Malformed(absl::StrCat(Position(text, i),
+                                    ": missing ':' after object member name"));
+    }
+    i = SkipWhitespace(text, i + 1);
+    const size_t value_end = ValueEnd(text, i);
+    if (value_end == absl::string_view::npos) {
+      return Malformed(
+          absl::StrCat(Position(text, i), ": value expected or does not end"));
+    }
+    members.push_back({key->asString(), text.substr(i, value_end - i)});
+    i = SkipWhitespace(text, value_end);
+    if (i < text.size() && text[i] == ',') {
+      i = SkipWhitespace(text, i + 1);
+      continue;
+    }
+    if (i < text.size() && text[i] == '}') break;
+    return Malformed(absl::StrCat(
+        Position(text, i), ": missing ',' or '}' in object declaration"));
+  }
+  i = SkipWhitespace(text, i + 1);
+  if (i != text.size()) {
+    return Malformed(absl::StrCat(Position(text, i),
+                                  ": extra non-whitespace after JSON value"));
+  }
+  return members;
+}
+
+absl::StatusOr<Json::Value> ParseJsonText(absl::string_view text) {
+  absl::Status scanned = CheckJsonText(text);
   if (!scanned.ok()) return scanned;
   Json::Value root;
   std::string errs;

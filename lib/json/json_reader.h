@@ -24,6 +24,9 @@
 
 #include <json/value.h>
 
+#include <string>
+#include <vector>
+
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
@@ -35,6 +38,30 @@ inline constexpr int kMaxJsonDepth = 64;
 // Parses one JSON text. Errors are kInvalidArgument and always start with
 // "malformed JSON: ".
 absl::StatusOr<Json::Value> ParseJsonText(absl::string_view text);
+
+// Checks `text` as ParseJsonText does before parsing (not empty, valid
+// UTF-8, no raw control character inside a string, RFC 8259 numbers,
+// nesting at most kMaxJsonDepth) without building a tree. For inputs that
+// another parser reads (libprotobuf's proto3 JSON parser), so that both
+// readers apply one rule; the message is the one ParseJsonText would give.
+absl::Status CheckJsonText(absl::string_view text);
+
+// One member of a JSON object: its key (unescaped) and the raw text of its
+// value, a view into the text given to SplitJsonObject.
+struct JsonMemberSpan {
+  std::string key;
+  absl::string_view value;
+};
+
+// The members of the JSON object `text`, in order, each value left as raw
+// text: for large documents whose parts go to different readers, so no tree
+// of the whole is ever built. Checks the object's own syntax (braces, keys,
+// colons, commas, duplicate keys are errors) and that each value is one
+// balanced token; the values themselves are for their reader to check. Run
+// CheckJsonText on the whole text first for the byte-level rules. Errors are
+// kInvalidArgument "malformed JSON: ...".
+absl::StatusOr<std::vector<JsonMemberSpan>> SplitJsonObject(
+    absl::string_view text);
 
 // Serializes compactly (no whitespace), for logs, CLI output and tests.
 // Keys come out sorted, as jsoncpp stores them.

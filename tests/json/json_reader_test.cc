@@ -2,6 +2,8 @@
 
 #include <random>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -214,6 +216,78 @@ TEST(ParseJsonTextTest, RandomMutations) {
     ASSERT_TRUE(*again == *json) << text;
   }
   EXPECT_GT(parsed, 0);
+}
+
+// SplitJsonObject: members as raw spans, for documents read in parts (the
+// control plane's snapshot files).
+TEST(SplitJsonObjectTest, Table) {
+  struct Case {
+    const char* text;
+    std::vector<std::pair<std::string, std::string>> want;
+    const char* error;  // nullptr: success
+  };
+  const Case kCases[] = {
+      {"{}", {}, nullptr},
+      {" { \"a\" : 1 , \"b\":[1,{\"c\":\"]}\"}] ,\"\\u0040type\":\"x\"} ",
+       {{"a", "1"}, {"b", "[1,{\"c\":\"]}\"}]"}, {"@type", "\"x\""}},
+       nullptr},
+      {"{\"s\":\"a\\\"}\"}", {{"s", "\"a\\\"}\""}}, nullptr},
+      {"[1]", {}, "malformed JSON: line 1, column 1: expected an object"},
+      {"{\"a\":1,\"a\":2}",
+       {},
+       "malformed JSON: line 1, column 8: duplicate key: 'a'"},
+      {"{\"a\" 1}",
+       {},
+       "malformed JSON: line 1, column 6: missing ':' after object member "
+       "name"},
+      {"{\"a\":1 2}",
+       {},
+       "malformed JSON: line 1, column 8: missing ',' or '}' in object "
+       "declaration"},
+      {"{\"a\":[1}",
+       {},
+       "malformed JSON: line 1, column 6: value expected or does not end"},
+      {"{\"a\":1} x",
+       {},
+       "malformed JSON: line 1, column 9: extra non-whitespace after JSON "
+       "value"},
+      {"{1:2}", {}, "malformed JSON: line 1, column 2: expected a string key"},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.text);
+    absl::StatusOr<std::vector<JsonMemberSpan>> members =
+        SplitJsonObject(c.text);
+    if (c.error != nullptr) {
+      EXPECT_EQ(std::string(members.status().message()), c.error);
+      continue;
+    }
+    ASSERT_TRUE(members.ok()) << members.status();
+    std::vector<std::pair<std::string, std::string>> got;
+    for (const JsonMemberSpan& m : *members) {
+      got.emplace_back(m.key, std::string(m.value));
+    }
+    EXPECT_EQ(got, c.want);
+  }
+}
+
+// CheckJsonText applies ParseJsonText's byte-level rules without a tree:
+// both accept and reject the same texts for those rules.
+TEST(CheckJsonTextTest, SameRulesAsParseJsonText) {
+  const std::string deep(kMaxJsonDepth + 1, '[');
+  const std::string kCases[] = {
+      "{}",       "",   "  ", std::string("\"a\0b\"", 5),
+      "\"\xff\"", "01", deep, "\"\\u0000\"",
+  };
+  for (const std::string& text : kCases) {
+    SCOPED_TRACE(text);
+    absl::Status checked = CheckJsonText(text);
+    absl::StatusOr<Json::Value> parsed = ParseJsonText(text);
+    if (!checked.ok()) {
+      EXPECT_EQ(checked, parsed.status());
+    } else if (text != deep) {
+      EXPECT_TRUE(parsed.ok()) << parsed.status();
+    }
+  }
 }
 
 }  // namespace
