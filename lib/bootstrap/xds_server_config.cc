@@ -52,6 +52,10 @@ std::optional<XdsServerConfig> XdsServerConfig::FromSchema(
     ValidationErrors::ScopedField field(errors, ".server_uri");
     if (raw.server_uri.empty() && !errors->FieldHasErrors()) {
       errors->AddError("must be non-empty");
+    } else if (raw.server_uri.find('\0') != std::string::npos) {
+      // JSON may carry one as "\u0000"; no URI holds one, and a C API
+      // would cut the target short there.
+      errors->AddError("must not contain a NUL character");
     }
   }
   std::string creds_type;

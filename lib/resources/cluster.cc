@@ -19,6 +19,7 @@
 #include "lib/base/validation_errors.h"
 #include "lib/name/name_template.h"
 #include "lib/resources/cluster_fast.h"
+#include "lib/resources/wire_nesting.h"
 
 namespace xdsfed {
 namespace resources {
@@ -351,8 +352,8 @@ absl::StatusOr<ClusterResource> DecodeClusterWithProtobuf(
       !cluster->ParseFromArray(serialized.data(),
                                static_cast<int>(serialized.size()))) {
     return absl::InvalidArgumentError(
-        "cannot decode Cluster resource: not a serialized "
-        "envoy.config.cluster.v3.Cluster");
+        DecodeFailureMessage("cannot decode Cluster resource",
+                             *cluster->GetDescriptor(), serialized));
   }
   if (name != nullptr) *name = cluster->name();
   ValidationErrors errors;

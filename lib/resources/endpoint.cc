@@ -23,6 +23,7 @@
 #include "google/protobuf/arena.h"
 #include "lib/base/validation_errors.h"
 #include "lib/resources/endpoint_fast.h"
+#include "lib/resources/wire_nesting.h"
 
 namespace xdsfed {
 namespace resources {
@@ -451,8 +452,8 @@ absl::StatusOr<EndpointResource> DecodeClusterLoadAssignmentWithProtobuf(
       !cla->ParseFromArray(serialized.data(),
                            static_cast<int>(serialized.size()))) {
     return absl::InvalidArgumentError(
-        "cannot decode ClusterLoadAssignment resource: not a serialized "
-        "envoy.config.endpoint.v3.ClusterLoadAssignment");
+        DecodeFailureMessage("cannot decode ClusterLoadAssignment resource",
+                             *cla->GetDescriptor(), serialized));
   }
   if (name != nullptr) *name = cla->cluster_name();
   ValidationErrors errors;

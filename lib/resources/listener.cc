@@ -11,6 +11,7 @@
 #include "lib/base/validation_errors.h"
 #include "lib/resources/resource_type.h"
 #include "lib/resources/route_config_util.h"
+#include "lib/resources/wire_nesting.h"
 
 namespace xdsfed {
 namespace resources {
@@ -196,9 +197,8 @@ class ListenerType final : public ResourceType {
     if (serialized.size() > static_cast<size_t>(INT_MAX) ||
         !proto.ParseFromArray(serialized.data(),
                               static_cast<int>(serialized.size()))) {
-      result.value = absl::InvalidArgumentError(
-          "cannot decode Listener: not a serialized "
-          "envoy.config.listener.v3.Listener");
+      result.value = absl::InvalidArgumentError(DecodeFailureMessage(
+          "cannot decode Listener", *proto.GetDescriptor(), serialized));
       return result;
     }
     result.name = proto.name();

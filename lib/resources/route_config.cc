@@ -18,6 +18,7 @@
 #include "lib/resources/resource_type.h"
 #include "lib/resources/route_config_fast.h"
 #include "lib/resources/route_config_util.h"
+#include "lib/resources/wire_nesting.h"
 
 namespace xdsfed {
 namespace resources {
@@ -648,8 +649,8 @@ DecodeResult DecodeRouteConfigWithProtobuf(absl::string_view serialized) {
       !proto.ParseFromArray(serialized.data(),
                             static_cast<int>(serialized.size()))) {
     result.value = absl::InvalidArgumentError(
-        "cannot decode RouteConfiguration: not a serialized "
-        "envoy.config.route.v3.RouteConfiguration");
+        DecodeFailureMessage("cannot decode RouteConfiguration",
+                             *proto.GetDescriptor(), serialized));
     return result;
   }
   result.name = proto.name();
