@@ -35,11 +35,33 @@ expect "unknown JSON field" 1 'invalid proto3 JSON for envoy.config.cluster.v3.C
 tail -c +2 "$root/fuzz/corpus/cluster_decoder_fuzzer/cluster_logical_dns" > "$tmp/dns.pb"
 expect "binary .pb" 0 '"dns_host":"dns.example.com"' \
   "$xdsfed" validate --type Cluster "$tmp/dns.pb"
-expect "missing file" 2 'cannot open' \
+expect "missing file" 2 'cannot read' \
   "$xdsfed" validate --type Cluster "$tmp/none.json"
 expect "unknown type" 2 'unknown resource type' \
   "$xdsfed" validate --type Secret "$ex/cluster_eds.json"
 expect "no --type" 2 '--type is required' \
   "$xdsfed" validate "$ex/cluster_eds.json"
+
+# Issue 16 items 1, 2 and 7: hostile files are errors with messages that say
+# what is wrong, never an abort.
+awk 'BEGIN { for (i = 0; i < 1001; i++) printf "["; for (i = 0; i < 1001; i++) printf "]"; print "" }' > "$tmp/deep.json"
+expect "deep nesting is an error, not an abort" 1 'arrays and objects nest deeper than 64 levels' \
+  "$xdsfed" validate --type Listener "$tmp/deep.json"
+printf '{"name":"a\000b"}' > "$tmp/nul.json"
+expect "raw NUL in a string: the bootstrap's rule" 1 'control character in string' \
+  "$xdsfed" validate --type Cluster "$tmp/nul.json"
+expect "the same file as a bootstrap" 1 'control character in string' \
+  "$xdsfed" bootstrap --bootstrap "$tmp/nul.json"
+sed 's/filters.network.http_connection_manager.v3.HttpConnectionManager/filters.http.router.v3.Router/' \
+  "$ex/listener_api.json" > "$tmp/wrong_inner_type.json"
+expect "wrong inner @type is named" 1 'api_listener.api_listener: \"@type\" names envoy.extensions.filters.http.router.v3.Router, which has no field \"http_filters\"' \
+  "$xdsfed" validate --type Listener "$tmp/wrong_inner_type.json"
+mkdir "$tmp/dir"
+expect "a directory" 2 'is a directory' \
+  "$xdsfed" validate --type Cluster "$tmp/dir"
+# Unknown groups nested 200 deep: libprotobuf's recursion limit.
+awk 'BEGIN { for (i = 0; i < 200; i++) printf "\373\177"; for (i = 0; i < 200; i++) printf "\374\177" }' > "$tmp/deep.pb"
+expect "binary nested too deeply says so" 1 'messages nest deeper than protobuf' \
+  "$xdsfed" validate --type Cluster "$tmp/deep.pb"
 
 [ "$failures" = 0 ] && echo "all passed" || { echo "$failures failed"; exit 1; }

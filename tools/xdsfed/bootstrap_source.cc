@@ -6,7 +6,8 @@ absl::StatusOr<std::shared_ptr<const Bootstrap>> LoadBootstrap(
     const Context& context) {
   const bool federation = context.FederationEnabled();
   if (context.flags.bootstrap_file.has_value()) {
-    absl::StatusOr<std::string> text = ReadFile(*context.flags.bootstrap_file);
+    absl::StatusOr<std::string> text =
+        ReadFile(*context.flags.bootstrap_file, kMaxBootstrapFileBytes);
     if (!text.ok()) return text.status();
     return Bootstrap::Parse(*text, federation);
   }
@@ -17,9 +18,15 @@ absl::StatusOr<std::shared_ptr<const Bootstrap>> LoadBootstrap(
 }
 
 int ReportBootstrapError(const absl::Status& status) {
-  if (status.code() == absl::StatusCode::kNotFound ||
-      status.code() == absl::StatusCode::kDataLoss) {
-    return UsageError(status.message());
+  switch (status.code()) {
+    case absl::StatusCode::kNotFound:
+    case absl::StatusCode::kFailedPrecondition:
+    case absl::StatusCode::kPermissionDenied:
+    case absl::StatusCode::kResourceExhausted:
+    case absl::StatusCode::kDataLoss:
+      return ReportIoError(status.message());
+    default:
+      break;
   }
   PrintJson(InvalidResult(status.message()));
   return kExitInvalid;

@@ -11,13 +11,16 @@
 
 namespace xdsfed::cli {
 
-// A file that cannot be read is an I/O problem (kNotFound/kDataLoss, exit 2);
-// anything else that fails is an invalid bootstrap (exit 1).
+// A bootstrap file that cannot be read (the reader's kNotFound,
+// kFailedPrecondition, kPermissionDenied, kResourceExhausted or kDataLoss;
+// the library's kFailedPrecondition for GRPC_XDS_BOOTSTRAP, or for no
+// bootstrap at all) is an I/O or usage problem (exit 2); anything else that
+// fails is an invalid bootstrap (exit 1).
 absl::StatusOr<std::shared_ptr<const Bootstrap>> LoadBootstrap(
     const Context& context);
 
-// Exit code for a LoadBootstrap failure, after printing it: I/O problems go
-// to stderr, invalid bootstraps are printed as {"valid":false,...}.
+// Exit code for a LoadBootstrap failure, after printing it as
+// {"valid":false,...} (I/O problems also go to stderr).
 int ReportBootstrapError(const absl::Status& status);
 
 }  // namespace xdsfed::cli

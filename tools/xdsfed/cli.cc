@@ -1,11 +1,7 @@
 #include "tools/xdsfed/cli.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -90,16 +86,16 @@ int UsageError(absl::string_view message) {
   return kExitUsage;
 }
 
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(
-        absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
-  }
-  std::string contents((std::istreambuf_iterator<char>(in)),
-                       std::istreambuf_iterator<char>());
-  if (in.bad()) return absl::DataLossError(absl::StrCat("cannot read ", path));
-  return contents;
+absl::StatusOr<std::string> ReadFile(const std::string& path,
+                                     size_t max_bytes) {
+  return ReadFileCapped(path, max_bytes);
+}
+
+int ReportIoError(absl::string_view message, Json::Value result) {
+  result["valid"] = false;
+  result["error"] = std::string(message);
+  PrintJson(result);
+  return UsageError(message);
 }
 
 Json::Value InvalidResult(absl::string_view error) {

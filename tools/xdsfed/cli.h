@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "json/json.h"
+#include "lib/base/file_reader.h"
 
 namespace xdsfed::cli {
 
@@ -51,8 +52,17 @@ void PrintJson(const Json::Value& value);
 // Prints a usage/I-O message to stderr and returns kExitUsage.
 int UsageError(absl::string_view message);
 
-// Reads a whole file; an I/O problem is an error naming the file.
-absl::StatusOr<std::string> ReadFile(const std::string& path);
+// Reads a whole file through the library's size-capped reader
+// (lib/base/file_reader.h); an I/O problem (missing, a directory, over the
+// cap) is an error naming the file.
+absl::StatusOr<std::string> ReadFile(const std::string& path,
+                                     size_t max_bytes = kMaxResourceFileBytes);
+
+// For an input that cannot be read (exit 2): the message goes to stderr and,
+// so that every outcome is one JSON line, `result` with "valid":false and
+// "error" set goes to stdout. Returns kExitUsage.
+int ReportIoError(absl::string_view message,
+                  Json::Value result = Json::Value(Json::objectValue));
 
 // {"valid":false,"error":...} plus extra keys the caller adds.
 Json::Value InvalidResult(absl::string_view error);

@@ -43,11 +43,15 @@ int RunClusterTree(Context& context) {
   }
   const std::string& root = context.args[0];
   const bool federation = context.FederationEnabled();
-  absl::StatusOr<std::string> text = ReadFile(*snapshot_file);
-  if (!text.ok()) return UsageError(text.status().message());
+  absl::StatusOr<std::string> text =
+      ReadFile(*snapshot_file, kMaxSnapshotFileBytes);
+  if (!text.ok()) return ReportIoError(text.status().message());
   absl::StatusOr<control_plane::Snapshot> snapshot =
       control_plane::ParseSnapshot(*text);
-  if (!snapshot.ok()) return UsageError(snapshot.status().message());
+  if (!snapshot.ok()) {
+    PrintJson(InvalidResult(snapshot.status().message()));
+    return kExitInvalid;
+  }
 
   // Every Cluster of the snapshot, validated as on receipt. An invalid one
   // would be NACKed and never arrive: to the tree it does not exist, and

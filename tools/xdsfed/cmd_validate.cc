@@ -4,7 +4,6 @@
 // the serialized message. One JSON line per file.
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,9 +17,8 @@
 #include "envoy/extensions/clusters/aggregate/v3/cluster.pb.h"
 #include "envoy/extensions/filters/http/router/v3/router.pb.h"
 #include "envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager.pb.h"
-#include "google/protobuf/any.pb.h"
 #include "google/protobuf/descriptor.h"
-#include "google/protobuf/util/json_util.h"
+#include "lib/resources/proto_json.h"
 #include "lib/resources/resource_type.h"
 #include "tools/xdsfed/cli.h"
 
@@ -53,70 +51,19 @@ bool AnyPayloadTypesLinked() {
   return true;
 }
 
-// The generated message for a resource type, to parse its JSON into.
-const google::protobuf::Message* Prototype(
-    const resources::ResourceType& type) {
-  const google::protobuf::Message* const kPrototypes[] = {
-      &envoy::config::listener::v3::Listener::default_instance(),
-      &envoy::config::route::v3::RouteConfiguration::default_instance(),
-      &envoy::config::cluster::v3::Cluster::default_instance(),
-      &envoy::config::endpoint::v3::ClusterLoadAssignment::default_instance(),
-  };
-  for (const google::protobuf::Message* prototype : kPrototypes) {
-    if (prototype->GetDescriptor()->full_name() == type.type_name()) {
-      return prototype;
-    }
-  }
-  return nullptr;
-}
-
-absl::string_view TypeNameOf(absl::string_view type_url) {
-  const size_t slash = type_url.rfind('/');
-  return slash == absl::string_view::npos ? type_url
-                                          : type_url.substr(slash + 1);
-}
-
-// Proto3 JSON -> serialized resource, or the reason it is not one.
+// Proto3 JSON -> serialized resource, or the reason it is not one. A
+// top-level "@type" makes the text an Any, whose type must be TYPE.
 absl::StatusOr<std::string> JsonToSerialized(
     const std::string& text, const resources::ResourceType& type) {
-  google::protobuf::util::JsonParseOptions options;
-  options.ignore_unknown_fields = false;
-  // A top-level "@type" makes the text an Any: parse it as one, so that the
-  // protobuf parser itself reads "@type", then check it names TYPE.
-  Json::Value root;
-  Json::CharReaderBuilder reader;
-  std::string ignored;
-  std::istringstream stream(text);
-  if (Json::parseFromStream(reader, stream, &root, &ignored) &&
-      root.isObject() && root.isMember("@type")) {
-    google::protobuf::Any any;
-    auto status =
-        google::protobuf::util::JsonStringToMessage(text, &any, options);
-    if (!status.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("invalid proto3 JSON: ", std::string(status.message())));
-    }
-    if (TypeNameOf(any.type_url()) != type.type_name()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("\"@type\" is \"", any.type_url(), "\", expected \"",
-                       type.type_url(), "\""));
-    }
-    return std::string(any.value());
-  }
-  const google::protobuf::Message* prototype = Prototype(type);
-  if (prototype == nullptr) {
-    return absl::InternalError(
-        absl::StrCat("no generated message for ", type.type_name()));
-  }
-  std::unique_ptr<google::protobuf::Message> message(prototype->New());
-  auto status =
-      google::protobuf::util::JsonStringToMessage(text, message.get(), options);
-  if (!status.ok()) {
+  absl::StatusOr<resources::SerializedMessage> message =
+      resources::ProtoJsonToSerialized(text, type.type_name());
+  if (!message.ok()) return message.status();
+  if (message->type_name != type.type_name()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("invalid proto3 JSON for ", type.type_name(), ": ",
-                     std::string(status.message())));
+        absl::StrCat("\"@type\" is \"type.googleapis.com/", message->type_name,
+                     "\", expected \"", type.type_url(), "\""));
   }
-  return message->SerializeAsString();
+  return std::move(message->bytes);
 }
 
 int RunValidate(Context& context) {
@@ -154,7 +101,10 @@ int RunValidate(Context& context) {
   for (const std::string& file : files) {
     absl::StatusOr<std::string> contents = ReadFile(file);
     if (!contents.ok()) {
-      UsageError(contents.status().message());
+      Json::Value out(Json::objectValue);
+      out["name"] = "";
+      out["file"] = file;
+      ReportIoError(contents.status().message(), std::move(out));
       io_error = true;
       continue;
     }
