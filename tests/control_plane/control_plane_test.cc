@@ -440,7 +440,10 @@ TEST(ControlPlaneTest, StartErrors) {
   };
   const Case kCases[] = {
       {"missing snapshot file", "127.0.0.1:0", dir.File("none.json"), "",
-       "cannot open " + dir.File("none.json")},
+       "cannot read " + dir.File("none.json") + ": No such file or directory"},
+      // Issue 16 item 1: a directory is an error, not an exception.
+      {"snapshot is a directory", "127.0.0.1:0", dir.File(""), "",
+       "cannot read " + dir.File("") + ": is a directory"},
       {"bad snapshot", "127.0.0.1:0", dir.File("bad.json"),
        R"({"version":"1","resources":{"x.Y":{}}})",
        "invalid snapshot: [field:resources[\"x.Y\"] error:unknown resource "
@@ -461,6 +464,101 @@ TEST(ControlPlaneTest, StartErrors) {
     ASSERT_FALSE(port.ok());
     EXPECT_EQ(port.status().message(), c.want);
   }
+}
+
+// Issue 16 item 6: a DiscoveryRequest that does not parse ends the stream
+// with INVALID_ARGUMENT and the parse error, and is logged (it used to end
+// with OK, as if the client had half-closed, and log nothing).
+TEST(ControlPlaneTest, RequestThatDoesNotParseEndsTheStream) {
+  TempDir dir;
+  ControlPlane::Options options;
+  options.log_file = dir.File("requests.log");
+  int port = 0;
+  std::unique_ptr<ControlPlane> cp = StartServer(options, &port);
+  std::shared_ptr<grpc::Channel> channel = grpc::CreateChannel(
+      absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials());
+  // A raw stream, so the bytes can be anything: field 1 (node) claims 5
+  // bytes, 2 follow.
+  const grpc::internal::RpcMethod method(
+      "/envoy.service.discovery.v3.AggregatedDiscoveryService/"
+      "StreamAggregatedResources",
+      grpc::internal::RpcMethod::BIDI_STREAMING);
+  grpc::ClientContext context;
+  std::unique_ptr<grpc::ClientReaderWriter<grpc::ByteBuffer, grpc::ByteBuffer>>
+      stream(grpc::internal::ClientReaderWriterFactory<
+             grpc::ByteBuffer, grpc::ByteBuffer>::Create(channel.get(), method,
+                                                         &context));
+  const std::string bad =
+      "\x0a\x05"
+      "ab";
+  grpc::Slice slice(bad);
+  grpc::ByteBuffer request(&slice, 1);
+  ASSERT_TRUE(stream->Write(request));
+  grpc::ByteBuffer response;
+  EXPECT_FALSE(stream->Read(&response));
+  const grpc::Status status = stream->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  const std::string want =
+      "request does not parse: 4 bytes that are not a serialized "
+      "envoy.service.discovery.v3.DiscoveryRequest";
+  EXPECT_EQ(status.error_message(), want);
+  ASSERT_TRUE(cp->WaitForRequests(
+      [](const std::vector<Json::Value>& log) { return !log.empty(); }, kWait));
+  std::vector<Json::Value> log = cp->RequestLog();
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_EQ(log[0]["invalid_request"].asString(), want);
+  cp->Shutdown();
+  std::ifstream log_file(options.log_file);
+  std::string line;
+  ASSERT_TRUE(std::getline(log_file, line));
+  EXPECT_NE(line.find(want), std::string::npos) << line;
+}
+
+// Issue 16 item 4: under churn (many short streams) the in-memory histories
+// stay within Options::history_limit, streams leave nothing behind, and the
+// log file still has every request.
+TEST(ControlPlaneTest, HistoriesAreBoundedUnderChurn) {
+  TempDir dir;
+  ControlPlane::Options options;
+  options.log_file = dir.File("requests.log");
+  options.history_limit = 4;
+  int port = 0;
+  std::unique_ptr<ControlPlane> cp = StartServer(options, &port);
+  cp->SetSnapshot(MakeSnapshot("1", {"c1"}));
+  constexpr int kStreams = 20;
+  for (int i = 0; i < kStreams; ++i) {
+    AdsClient client(port);
+    client.Send(kCds, {"c1"});
+    std::optional<DiscoveryResponse> response = client.Next();
+    ASSERT_TRUE(response.has_value());
+    client.Send(kCds, {"c1"}, response->nonce(), "1");  // the ACK
+    const std::string nonce = response->nonce();
+    ASSERT_TRUE(cp->WaitForRequests(
+        [&nonce](const std::vector<Json::Value>& log) {
+          return !log.empty() &&
+                 log.back()["response_nonce"].asString() == nonce;
+        },
+        kWait));
+  }
+  for (int i = 0; i < 100 && cp->ActiveAdsStreams() > 0; ++i) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  EXPECT_EQ(cp->ActiveAdsStreams(), 0);
+  EXPECT_GE(cp->RequestLog().size(), 4u);
+  EXPECT_LT(cp->RequestLog().size(), 8u);
+  std::vector<ControlPlane::AdsResponseTiming> timings =
+      cp->AdsResponseTimings();
+  ASSERT_EQ(timings.size(), 4u);
+  // The newest are kept, and ACKs still find theirs.
+  EXPECT_EQ(timings.back().nonce, std::to_string(kStreams));
+  EXPECT_TRUE(timings.back().answered.has_value());
+  EXPECT_EQ(cp->AdsResponsesSent(), kStreams);
+  cp->Shutdown();
+  std::ifstream log_file(options.log_file);
+  std::string line;
+  int lines = 0;
+  while (std::getline(log_file, line)) ++lines;
+  EXPECT_EQ(lines, 2 * kStreams);
 }
 
 }  // namespace

@@ -20,11 +20,12 @@
 #include <deque>
 #include <set>
 #include <thread>
+#include <type_traits>
 #include <utility>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "envoy/service/discovery/v3/ads.grpc.pb.h"
@@ -33,6 +34,7 @@
 #include "envoy/service/load_stats/v3/lrs.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/grpcpp.h"
+#include "lib/base/file_reader.h"
 #include "lib/json/json_reader.h"
 #include "lib/name/resource_name.h"
 
@@ -110,19 +112,7 @@ FileState StatFile(const std::string& path) {
 }
 
 absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
-  FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) {
-    return absl::NotFoundError(absl::StrCat("cannot open ", path));
-  }
-  std::string content;
-  char buf[65536];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), file)) > 0)
-    content.append(buf, n);
-  bool failed = std::ferror(file) != 0;
-  std::fclose(file);
-  if (failed) return absl::DataLossError(absl::StrCat("cannot read ", path));
-  return content;
+  return ReadFileCapped(path, kMaxSnapshotFileBytes);
 }
 
 }  // namespace
@@ -136,7 +126,7 @@ class ControlPlane::Impl {
   void Shutdown();
   void SetSnapshot(Snapshot snapshot);
 
-  template <typename Request, typename Response>
+  template <typename Request, typename Response, bool kRaw>
   class Stream;
   class AdsStream;
   class LrsStream;
@@ -155,11 +145,11 @@ class ControlPlane::Impl {
   int64_t next_stream_id_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t next_nonce_ ABSL_GUARDED_BY(mu_) = 0;
   int responses_sent_ ABSL_GUARDED_BY(mu_) = 0;
-  // Every ADS response built, and its index by nonce (nonces are unique
-  // server-wide).
-  std::vector<AdsResponseTiming> response_timings_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<std::string, size_t> timing_by_nonce_
-      ABSL_GUARDED_BY(mu_);
+  // The last options_.history_limit ADS responses built, oldest first.
+  // Nonces are the numbers 1, 2, ... server-wide, so the timing of nonce n
+  // is response_timings_[n - first_timing_nonce_].
+  std::deque<AdsResponseTiming> response_timings_ ABSL_GUARDED_BY(mu_);
+  int64_t first_timing_nonce_ ABSL_GUARDED_BY(mu_) = 1;
   FILE* log_ ABSL_GUARDED_BY(mu_) = nullptr;
   bool started_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
@@ -175,26 +165,64 @@ class ControlPlane::Impl {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
  public:
+  // Writes `entry` to the log file (complete) and keeps it in `log`
+  // (bounded: when it holds twice the history limit, the older half goes,
+  // so the cost per entry stays constant).
   void LogLocked(std::vector<Json::Value>* log, Json::Value entry)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     WriteLogLineLocked(entry);
-    log->push_back(std::move(entry));
+    const size_t limit = options_.history_limit;
+    if (limit > 0) {
+      log->push_back(std::move(entry));
+      if (log->size() >= 2 * limit) {
+        log->erase(log->begin(), log->end() - limit);
+      }
+    }
     changed_.SignalAll();
+  }
+
+  // The timing record of the response with `nonce`, if still kept.
+  AdsResponseTiming* FindTimingLocked(absl::string_view nonce)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    int64_t n = 0;
+    if (!absl::SimpleAtoi(nonce, &n) || n < first_timing_nonce_ ||
+        n - first_timing_nonce_ >=
+            static_cast<int64_t>(response_timings_.size())) {
+      return nullptr;
+    }
+    return &response_timings_[n - first_timing_nonce_];
+  }
+
+  void AddTimingLocked(AdsResponseTiming timing)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    response_timings_.push_back(std::move(timing));
+    while (response_timings_.size() > options_.history_limit) {
+      response_timings_.pop_front();
+      ++first_timing_nonce_;
+    }
   }
 };
 
 // A server stream with an ordered write queue (one write in flight). The
-// derived class handles each request under mu_ and queues responses.
-template <typename Request, typename Response>
+// derived class handles each request under mu_ and queues responses. With
+// kRaw the stream carries grpc::ByteBuffers and parses requests itself, so
+// that a request that does not parse ends the stream with
+// INVALID_ARGUMENT (grpc++ would report it as the end of the reads).
+template <typename Request, typename Response, bool kRaw>
 class ControlPlane::Impl::Stream
-    : public grpc::ServerBidiReactor<Request, Response> {
+    : public grpc::ServerBidiReactor<
+          std::conditional_t<kRaw, grpc::ByteBuffer, Request>,
+          std::conditional_t<kRaw, grpc::ByteBuffer, Response>> {
  public:
+  using WireRequest = std::conditional_t<kRaw, grpc::ByteBuffer, Request>;
+  using WireResponse = std::conditional_t<kRaw, grpc::ByteBuffer, Response>;
+
   Stream(Impl* cp, grpc::CallbackServerContext* context)
       : cp_(cp), peer_(context->peer()) {}
 
   // Reads the first request. Called by the derived constructor, once the
   // object is complete, since reactions may start right away.
-  void Begin() { this->StartRead(&request_); }
+  void Begin() { this->StartRead(&wire_request_); }
 
   // Tells the lock analysis that this stream's server is the caller's (it
   // cannot see that cp_ is the Impl holding the lock).
@@ -206,7 +234,16 @@ class ControlPlane::Impl::Stream
   void Kick(const Response* response) {
     if (response == nullptr) return;
     OnWriteStarting(*response);
-    this->StartWrite(response);
+    if constexpr (kRaw) {
+      // One write is in flight at a time, so one buffer serves them all.
+      bool own_buffer = false;
+      wire_response_.Clear();  // the previous write is done with it
+      grpc::SerializationTraits<Response>::Serialize(*response, &wire_response_,
+                                                     &own_buffer);
+      this->StartWrite(&wire_response_);
+    } else {
+      this->StartWrite(response);
+    }
   }
 
   // Queues a response (dropped if the stream is broken or over).
@@ -228,6 +265,10 @@ class ControlPlane::Impl::Stream
   virtual ~Stream() = default;
   virtual void HandleRequestLocked(const Request& request)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(cp_->mu_) = 0;
+  // A request of `size` bytes that did not parse (raw streams only): logs
+  // it; the stream then ends with `status`.
+  virtual void HandleInvalidRequestLocked(const grpc::Status& status)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(cp_->mu_) {}
   virtual void OnStreamDoneLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(cp_->mu_) {}
   // Runs (without the lock) just before `response` is handed to grpc++.
   virtual void OnWriteStarting(const Response& /*response*/) {}
@@ -249,24 +290,61 @@ class ControlPlane::Impl::Stream
     return true;
   }
 
+  // The request just read, parsed; an error status if it does not parse.
+  grpc::Status ParseRequest() {
+    if constexpr (kRaw) {
+      const size_t size = wire_request_.Length();
+      request_.Clear();
+      if (!grpc::SerializationTraits<Request>::Deserialize(&wire_request_,
+                                                           &request_)
+               .ok()) {
+        return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                            absl::StrCat("request does not parse: ", size,
+                                         " bytes that are not a serialized ",
+                                         Request::descriptor()->full_name()));
+      }
+    } else {
+      request_.Swap(&wire_request_);
+    }
+    return grpc::Status::OK;
+  }
+
   void OnReadDone(bool ok) override {
     const absl::Time received = absl::Now();
+    const grpc::Status parsed = ok ? ParseRequest() : grpc::Status::OK;
     const Response* write = nullptr;
     bool finish = false;
     {
       absl::MutexLock lock(&cp_->mu_);
-      if (ok) {
-        received_at_ = received;
+      received_at_ = received;
+      if (ok && parsed.ok()) {
         HandleRequestLocked(request_);
         write = ClaimWriteLocked();
       } else {
+        if (!parsed.ok()) {
+          HandleInvalidRequestLocked(parsed);
+          finish_status_ = parsed;
+          // Nothing more goes out on a stream that is being rejected.
+          broken_ = true;
+          if (!writing_) queue_.clear();
+        }
         read_done_ = true;
         finish = ClaimFinishLocked();
       }
     }
     Kick(write);
-    if (ok) this->StartRead(&request_);
-    if (finish) this->Finish(grpc::Status::OK);
+    if (ok && parsed.ok()) this->StartRead(&wire_request_);
+    if (finish) FinishStream();
+  }
+
+  // Called once, after ClaimFinishLocked() returned true.
+  void FinishStream() {
+    grpc::Status status;
+    {
+      absl::MutexLock lock(&cp_->mu_);
+      status = finish_status_;
+    }
+    this->Finish(status);
   }
 
   void OnWriteDone(bool ok) override {
@@ -284,7 +362,7 @@ class ControlPlane::Impl::Stream
       finish = write == nullptr && ClaimFinishLocked();
     }
     Kick(write);
-    if (finish) this->Finish(grpc::Status::OK);
+    if (finish) FinishStream();
   }
 
   void OnDone() override {
@@ -296,8 +374,11 @@ class ControlPlane::Impl::Stream
     delete this;
   }
 
-  Request request_;                                       // read buffer, reused
+  WireRequest wire_request_;    // read buffer, reused
+  Request request_;             // the request read, parsed
+  WireResponse wire_response_;  // the write in flight (raw streams)
   std::deque<Response> queue_ ABSL_GUARDED_BY(cp_->mu_);  // front: in flight
+  grpc::Status finish_status_ ABSL_GUARDED_BY(cp_->mu_);
   bool writing_ ABSL_GUARDED_BY(cp_->mu_) = false;
   bool read_done_ ABSL_GUARDED_BY(cp_->mu_) = false;
   bool broken_ ABSL_GUARDED_BY(cp_->mu_) = false;
@@ -305,7 +386,7 @@ class ControlPlane::Impl::Stream
 };
 
 class ControlPlane::Impl::AdsStream
-    : public Stream<DiscoveryRequest, DiscoveryResponse> {
+    : public Stream<DiscoveryRequest, DiscoveryResponse, /*kRaw=*/true> {
  public:
   AdsStream(Impl* cp, grpc::CallbackServerContext* context)
       : Stream(cp, context) {
@@ -340,13 +421,10 @@ class ControlPlane::Impl::AdsStream
     if (node_id_.empty() && request.has_node()) node_id_ = request.node().id();
     cp_->LogLocked(&cp_->requests_, ToJsonLocked(request));
     if (!request.response_nonce().empty()) {
-      auto timing = cp_->timing_by_nonce_.find(request.response_nonce());
-      if (timing != cp_->timing_by_nonce_.end()) {
-        AdsResponseTiming& t = cp_->response_timings_[timing->second];
-        if (!t.answered.has_value()) {
-          t.answered = received_at_;
-          t.nacked = request.has_error_detail();
-        }
+      AdsResponseTiming* t = cp_->FindTimingLocked(request.response_nonce());
+      if (t != nullptr && !t->answered.has_value()) {
+        t->answered = received_at_;
+        t->nacked = request.has_error_detail();
       }
     }
 
@@ -389,8 +467,7 @@ class ControlPlane::Impl::AdsStream
     timing.type_url = type_url;
     timing.version = snapshot.snapshot.version;
     timing.nonce = response.nonce();
-    cp_->timing_by_nonce_.emplace(timing.nonce, cp_->response_timings_.size());
-    cp_->response_timings_.push_back(std::move(timing));
+    cp_->AddTimingLocked(std::move(timing));
     subscription->last_nonce = response.nonce();
     auto type_it = snapshot.by_key.find(TypeNameOf(type_url));
     if (type_it == snapshot.by_key.end()) return response;
@@ -446,6 +523,16 @@ class ControlPlane::Impl::AdsStream
     return entry;
   }
 
+  void HandleInvalidRequestLocked(const grpc::Status& status) override
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(cp_->mu_) {
+    Json::Value entry = ToJsonLocked(DiscoveryRequest());
+    entry["invalid_request"] = status.error_message();
+    std::fprintf(stderr, "control-plane: ADS stream %lld from %s: %s\n",
+                 static_cast<long long>(id_), peer_.c_str(),
+                 status.error_message().c_str());
+    cp_->LogLocked(&cp_->requests_, std::move(entry));
+  }
+
   void OnStreamDoneLocked() override ABSL_EXCLUSIVE_LOCKS_REQUIRED(cp_->mu_) {
     cp_->ads_streams_.erase(this);
   }
@@ -453,10 +540,8 @@ class ControlPlane::Impl::AdsStream
   void OnWriteStarting(const DiscoveryResponse& response) override {
     const absl::Time now = absl::Now();
     absl::MutexLock lock(&cp_->mu_);
-    auto timing = cp_->timing_by_nonce_.find(response.nonce());
-    if (timing != cp_->timing_by_nonce_.end()) {
-      cp_->response_timings_[timing->second].write_started = now;
-    }
+    AdsResponseTiming* timing = cp_->FindTimingLocked(response.nonce());
+    if (timing != nullptr) timing->write_started = now;
   }
 
   std::string node_id_ ABSL_GUARDED_BY(cp_->mu_);
@@ -464,7 +549,7 @@ class ControlPlane::Impl::AdsStream
 };
 
 class ControlPlane::Impl::LrsStream
-    : public Stream<LoadStatsRequest, LoadStatsResponse> {
+    : public Stream<LoadStatsRequest, LoadStatsResponse, /*kRaw=*/false> {
  public:
   LrsStream(Impl* cp, grpc::CallbackServerContext* context)
       : Stream(cp, context) {
@@ -510,12 +595,17 @@ class ControlPlane::Impl::LrsStream
   bool responded_ ABSL_GUARDED_BY(cp_->mu_) = false;
 };
 
+// ADS is served raw (ByteBuffers): the stream parses each request itself.
 class ControlPlane::Impl::AdsService
     : public envoy::service::discovery::v3::AggregatedDiscoveryService::
-          CallbackService {
+          WithRawCallbackMethod_StreamAggregatedResources<
+              envoy::service::discovery::v3::AggregatedDiscoveryService::
+                  WithCallbackMethod_DeltaAggregatedResources<
+                      envoy::service::discovery::v3::
+                          AggregatedDiscoveryService::Service>> {
  public:
   explicit AdsService(Impl* cp) : cp_(cp) {}
-  grpc::ServerBidiReactor<DiscoveryRequest, DiscoveryResponse>*
+  grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>*
   StreamAggregatedResources(grpc::CallbackServerContext* context) override {
     return new AdsStream(cp_, context);
   }
@@ -687,7 +777,8 @@ int ControlPlane::AdsResponsesSent() const {
 std::vector<ControlPlane::AdsResponseTiming> ControlPlane::AdsResponseTimings()
     const {
   absl::MutexLock lock(&impl_->mu_);
-  return impl_->response_timings_;
+  return std::vector<AdsResponseTiming>(impl_->response_timings_.begin(),
+                                        impl_->response_timings_.end());
 }
 
 int ControlPlane::ActiveAdsStreams() const {

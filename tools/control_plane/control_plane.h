@@ -90,8 +90,15 @@ class ControlPlane {
     // polled every ~200 ms; a changed file is reloaded and pushed, a bad one
     // is reported on stderr and the old snapshot kept.
     std::string snapshot_file;
-    // Optional: one JSON line per request received is appended here.
+    // Optional: one JSON line per request received is appended here (every
+    // request, whatever history_limit says).
     std::string log_file;
+    // Bounds the in-memory histories, so memory stays flat however many
+    // streams and requests come and go: RequestLog() and LoadReports() keep
+    // at least the last history_limit entries (at most twice that), and
+    // AdsResponseTimings() the last history_limit responses. 0 keeps none.
+    // Per-stream state lives only as long as its stream.
+    size_t history_limit = 100000;
     // Send each resource inside an envoy.service.discovery.v3.Resource.
     bool wrap_resources = false;
     // What the LRS response asks of the client.
@@ -118,15 +125,18 @@ class ControlPlane {
   // Cancels every stream and stops the server. Idempotent.
   void Shutdown();
 
-  // Every ADS request received so far, oldest first:
+  // The ADS requests received (the last ones: Options::history_limit),
+  // oldest first:
   //   {"stream_id":1,"peer":"ipv4:127.0.0.1:4242","node_id":"n1",
   //    "type_url":"...","resource_names":[...],"version_info":"...",
   //    "response_nonce":"...","error_detail":{"code":3,"message":"..."}|null,
   //    "received_unix_nanos":1700000000123456789}
   // node_id is the one the stream's first request carried;
-  // received_unix_nanos is when the server read the request.
+  // received_unix_nanos is when the server read the request. A request that
+  // does not parse ends its stream with INVALID_ARGUMENT and is logged with
+  // empty fields and "invalid_request": the error.
   std::vector<Json::Value> RequestLog() const;
-  // Every LRS LoadStatsRequest received:
+  // The LRS LoadStatsRequests received (the last ones):
   //   {"stream_id":2,"peer":"...","request":{...proto3 JSON...}}
   std::vector<Json::Value> LoadReports() const;
   // ADS responses sent so far (all types, all streams), counted when queued:
@@ -148,7 +158,7 @@ class ControlPlane {
     std::optional<absl::Time> answered;       // unset until ACKed / NACKed
     bool nacked = false;                      // the answer had error_detail
   };
-  // Every ADS response built so far, oldest first.
+  // The last Options::history_limit ADS responses built, oldest first.
   std::vector<AdsResponseTiming> AdsResponseTimings() const;
 
   // Block until `done` holds for the log, or the timeout; returns whether it

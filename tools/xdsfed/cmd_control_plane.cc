@@ -30,15 +30,26 @@ int RunControlPlane(Context& context) {
   }
   // I/O problems are usage errors (exit 2); a snapshot that reads but does
   // not parse is invalid input (exit 1).
-  absl::StatusOr<std::string> text = ReadFile(*snapshot_file);
-  if (!text.ok()) return UsageError(text.status().message());
-  absl::StatusOr<control_plane::Snapshot> snapshot =
-      control_plane::ParseSnapshot(*text);
-  if (!snapshot.ok()) {
-    Json::Value out = InvalidResult(snapshot.status().message());
-    out["snapshot"] = *snapshot_file;
-    PrintJson(out);
-    return kExitInvalid;
+  std::string version;
+  {
+    // Parsed here for the exit status and the version, then freed: the
+    // server reads the file again (memory peaks once, not twice).
+    absl::StatusOr<std::string> text =
+        ReadFile(*snapshot_file, kMaxSnapshotFileBytes);
+    if (!text.ok()) {
+      Json::Value out(Json::objectValue);
+      out["snapshot"] = *snapshot_file;
+      return ReportIoError(text.status().message(), std::move(out));
+    }
+    absl::StatusOr<control_plane::Snapshot> snapshot =
+        control_plane::ParseSnapshot(*text);
+    if (!snapshot.ok()) {
+      Json::Value out = InvalidResult(snapshot.status().message());
+      out["snapshot"] = *snapshot_file;
+      PrintJson(out);
+      return kExitInvalid;
+    }
+    version = snapshot->version;
   }
 
   // Block the stop signals before grpc++ starts its threads, so that they
@@ -53,6 +64,9 @@ int RunControlPlane(Context& context) {
   options.listen = *listen;
   options.snapshot_file = *snapshot_file;
   if (log_file.has_value()) options.log_file = *log_file;
+  // Nothing here reads the in-memory histories: keep them small, so a
+  // long-running server's memory stays flat (the --log file is complete).
+  options.history_limit = 1000;
   control_plane::ControlPlane server(options);
   absl::StatusOr<int> port = server.Start();
   if (!port.ok()) {
@@ -67,7 +81,7 @@ int RunControlPlane(Context& context) {
   out["valid"] = true;
   out["listening"] = absl::StrCat(host, ":", *port);
   out["port"] = *port;
-  out["version"] = snapshot->version;
+  out["version"] = version;
   PrintJson(out);
   std::fflush(stdout);
 
