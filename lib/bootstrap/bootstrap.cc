@@ -62,8 +62,64 @@ std::string AuthorityNamePrefix(absl::string_view authority) {
 
 }  // namespace
 
+namespace {
+
+// A bootstrap object with its "authorities" member cut out: the rest as a
+// tree, the authorities as raw text per name. nullopt if the text is not
+// such an object or a part does not parse (the caller then parses the whole
+// text, for the usual error message).
+struct SplitBootstrap {
+  Json::Value root;
+  std::vector<JsonMemberSpan> authorities;
+};
+std::optional<SplitBootstrap> SplitAuthorities(absl::string_view text) {
+  if (!CheckJsonText(text).ok()) return std::nullopt;
+  absl::StatusOr<std::vector<JsonMemberSpan>> members = SplitJsonObject(text);
+  if (!members.ok()) return std::nullopt;
+  SplitBootstrap split;
+  std::string rest;
+  bool has_authorities = false;
+  for (const JsonMemberSpan& member : *members) {
+    if (member.key == "authorities" && !member.value.empty() &&
+        member.value[0] == '{') {
+      absl::StatusOr<std::vector<JsonMemberSpan>> authorities =
+          SplitJsonObject(member.value);
+      if (!authorities.ok()) return std::nullopt;
+      split.authorities = *std::move(authorities);
+      has_authorities = true;
+      continue;
+    }
+    absl::StrAppend(&rest, rest.empty() ? "{" : ",",
+                    JsonToString(Json::Value(member.key)), ":", member.value);
+  }
+  if (!has_authorities) return std::nullopt;
+  rest += rest.empty() ? "{}" : "}";
+  absl::StatusOr<Json::Value> root = ParseJsonText(rest);
+  if (!root.ok()) return std::nullopt;
+  split.root = *std::move(root);
+  return split;
+}
+
+}  // namespace
+
 absl::StatusOr<std::shared_ptr<const Bootstrap>> Bootstrap::Parse(
     absl::string_view json_text, bool federation) {
+  // A federation bootstrap may list many authorities; their tree would be
+  // ~10x the text (issue 16 item 5), so they are loaded one at a time.
+  // (With the gate off they are ignored, but must still be JSON: the whole
+  // text is parsed.)
+  std::optional<SplitBootstrap> split;
+  if (federation) split = SplitAuthorities(json_text);
+  if (split.has_value()) {
+    absl::StatusOr<std::shared_ptr<const Bootstrap>> bootstrap =
+        FromJsonParts(split->root, federation, &split->authorities);
+    // An authority that is not JSON: the whole text is parsed again below,
+    // for the error with its place in the file.
+    if (bootstrap.ok() ||
+        !absl::StrContains(bootstrap.status().message(), "malformed JSON")) {
+      return bootstrap;
+    }
+  }
   absl::StatusOr<Json::Value> json = ParseJsonText(json_text);
   if (!json.ok()) {
     return absl::InvalidArgumentError(
@@ -74,6 +130,12 @@ absl::StatusOr<std::shared_ptr<const Bootstrap>> Bootstrap::Parse(
 
 absl::StatusOr<std::shared_ptr<const Bootstrap>> Bootstrap::FromJson(
     const Json::Value& input, bool federation) {
+  return FromJsonParts(input, federation, nullptr);
+}
+
+absl::StatusOr<std::shared_ptr<const Bootstrap>> Bootstrap::FromJsonParts(
+    const Json::Value& input, bool federation,
+    const std::vector<JsonMemberSpan>* authority_texts) {
   // A47: with the gate off the new fields behave as if they were not set.
   // Only then is the input copied, to strip them.
   std::optional<Json::Value> stripped;
@@ -101,7 +163,8 @@ absl::StatusOr<std::shared_ptr<const Bootstrap>> Bootstrap::FromJson(
     bootstrap->servers_ = ValidateServers(raw.xds_servers, &interner, &errors);
   }
   bootstrap->node_ = raw.node;
-  for (const auto& [name, raw_authority] : raw.authorities) {
+  auto add_authority = [&](const std::string& name,
+                           const schema::Authority& raw_authority) {
     ValidationErrors::ScopedField field(&errors, ".authorities");
     ValidationErrors::ScopedField key(&errors, ValidationErrors::MapKey(name));
     Authority authority;
@@ -134,6 +197,27 @@ absl::StatusOr<std::shared_ptr<const Bootstrap>> Bootstrap::FromJson(
       authority.xds_servers = bootstrap->servers_;
     }
     bootstrap->authorities_.emplace(name, std::move(authority));
+  };
+  for (const auto& [name, raw_authority] : raw.authorities) {
+    add_authority(name, raw_authority);
+  }
+  if (authority_texts != nullptr && federation) {
+    for (const JsonMemberSpan& text : *authority_texts) {
+      // Duplicate names were rejected by the split.
+      schema::Authority raw_authority;
+      {
+        ValidationErrors::ScopedField field(&errors, ".authorities");
+        ValidationErrors::ScopedField key(&errors,
+                                          ValidationErrors::MapKey(text.key));
+        absl::StatusOr<Json::Value> json = ParseJsonText(text.value);
+        if (!json.ok()) {
+          errors.AddError(json.status().message());
+          continue;
+        }
+        raw_authority.LoadFrom(*json, &errors);
+      }
+      add_authority(text.key, raw_authority);
+    }
   }
   if (raw.client_default_listener_resource_name_template.has_value()) {
     ValidationErrors::ScopedField field(
@@ -236,21 +320,30 @@ bool SameServers(const Bootstrap::ServerList& a,
 
 }  // namespace
 
+Json::Value Bootstrap::AuthorityToJson(const Authority& authority) {
+  Json::Value entry(Json::objectValue);
+  entry["client_listener_resource_name_template"] =
+      authority.client_listener_resource_name_template;
+  entry["xds_servers"] = authority.has_own_servers
+                             ? ServersToJson(authority.xds_servers)
+                             : Json::Value();
+  return entry;
+}
+
 Json::Value Bootstrap::ToJson() const {
+  Json::Value out = ToJsonWithoutAuthorities();
+  Json::Value authorities(Json::objectValue);
+  for (const auto& [name, authority] : authorities_) {
+    authorities[name] = AuthorityToJson(authority);
+  }
+  out["authorities"] = std::move(authorities);
+  return out;
+}
+
+Json::Value Bootstrap::ToJsonWithoutAuthorities() const {
   Json::Value out(Json::objectValue);
   out["xds_servers"] = ServersToJson(servers_);
   out["node"] = node_.has_value() ? node_->ToJson() : Json::Value();
-  Json::Value authorities(Json::objectValue);
-  for (const auto& [name, authority] : authorities_) {
-    Json::Value entry(Json::objectValue);
-    entry["client_listener_resource_name_template"] =
-        authority.client_listener_resource_name_template;
-    entry["xds_servers"] = authority.has_own_servers
-                               ? ServersToJson(authority.xds_servers)
-                               : Json::Value();
-    authorities[name] = std::move(entry);
-  }
-  out["authorities"] = std::move(authorities);
   out["client_default_listener_resource_name_template"] =
       client_default_template_;
   out["server_listener_resource_name_template"] =

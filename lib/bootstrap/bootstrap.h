@@ -30,6 +30,7 @@
 #include "absl/strings/string_view.h"
 #include "json/json.h"
 #include "lib/bootstrap/xds_server_config.h"
+#include "lib/json/json_reader.h"
 #include "schema/bootstrap.xds.h"
 
 namespace xdsfed {
@@ -103,6 +104,11 @@ class Bootstrap {
 
   // The resolved configuration as `xdsfed bootstrap` prints it.
   Json::Value ToJson() const;
+  // ToJson() without "authorities", and one authority's entry of it: for
+  // writers that stream a bootstrap with many authorities, whose whole
+  // Json::Value tree would be many times the size of its text.
+  Json::Value ToJsonWithoutAuthorities() const;
+  static Json::Value AuthorityToJson(const Authority& authority);
   // Bootstrap input JSON that parses back to an equal Bootstrap.
   Json::Value ToBootstrapJson() const;
 
@@ -110,6 +116,13 @@ class Bootstrap {
   bool operator!=(const Bootstrap& other) const { return !(*this == other); }
 
  private:
+  // FromJson, with "authorities" given as the raw JSON text of each entry
+  // (and absent from `input`) when `authority_texts` is set: each is loaded
+  // and validated in turn, so no tree of all of them is ever built.
+  static absl::StatusOr<std::shared_ptr<const Bootstrap>> FromJsonParts(
+      const Json::Value& input, bool federation,
+      const std::vector<JsonMemberSpan>* authority_texts);
+
   Bootstrap() = default;
 
   bool federation_ = false;

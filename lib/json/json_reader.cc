@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <unordered_set>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -322,13 +323,21 @@ absl::StatusOr<std::vector<JsonMemberSpan>> SplitJsonObject(
       return Malformed(
           absl::StrCat(Position(text, i), ": string does not end"));
     }
-    // Keys are short: the strict reader unescapes them.
-    absl::StatusOr<Json::Value> key =
-        ParseJsonText(text.substr(i, key_end - i));
-    if (!key.ok()) return key.status();
-    if (!keys.insert(key->asString()).second) {
-      return Malformed(absl::StrCat(Position(text, i), ": duplicate key: '",
-                                    key->asString(), "'"));
+    // A key without escapes is its bytes (CheckJsonText vouches for them);
+    // the strict reader unescapes the others.
+    const absl::string_view raw_key = text.substr(i + 1, key_end - i - 2);
+    std::string key;
+    if (raw_key.find('\\') == absl::string_view::npos) {
+      key = std::string(raw_key);
+    } else {
+      absl::StatusOr<Json::Value> parsed =
+          ParseJsonText(text.substr(i, key_end - i));
+      if (!parsed.ok()) return parsed.status();
+      key = parsed->asString();
+    }
+    if (!keys.insert(key).second) {
+      return Malformed(
+          absl::StrCat(Position(text, i), ": duplicate key: '", key, "'"));
     }
     i = SkipWhitespace(text, key_end);
     if (i >= text.size() || text[i] != ':') {
@@ -341,7 +350,7 @@ absl::StatusOr<std::vector<JsonMemberSpan>> SplitJsonObject(
       return Malformed(
           absl::StrCat(Position(text, i), ": value expected or does not end"));
     }
-    members.push_back({key->asString(), text.substr(i, value_end - i)});
+    members.push_back({std::move(key), text.substr(i, value_end - i)});
     i = SkipWhitespace(text, value_end);
     if (i < text.size() && text[i] == ',') {
       i = SkipWhitespace(text, i + 1);

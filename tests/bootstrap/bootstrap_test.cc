@@ -162,6 +162,48 @@ TEST(BootstrapTest, HostileInputIsAnErrorNotACrash) {
   EXPECT_LT(errors.status().message().size(), 20000u);
 }
 
+// Issue 16 item 5: Parse loads "authorities" one entry at a time (their tree
+// was ~10x the text); it must give what FromJson gives for the whole tree,
+// values and errors alike.
+TEST(BootstrapTest, AuthoritiesLoadedInPartsMatchTheWholeTree) {
+  const std::string kTexts[] = {
+      absl::StrCat(R"({"xds_servers":[)", kServer, R"(],"authorities":{
+          "a.com":{},"b.com":{"xds_servers":[)",
+                   kServer, R"(]},
+          "c d":{"client_listener_resource_name_template":"xdstp://c%20d/x/%s"}}})"),
+      absl::StrCat(R"({"authorities":{"a.com":{"xds_servers":[{}]},
+          "b.com":{"client_listener_resource_name_template":"bad"}},
+          "xds_servers":[)",
+                   kServer, "]}"),
+      absl::StrCat(R"({"xds_servers":[)", kServer,
+                   R"(],"authorities":{"a":{"xds_servers":[1 2]}}})"),
+      absl::StrCat(R"({"xds_servers":[)", kServer,
+                   R"(],"authorities":{"a":{},"a":{}}})"),
+      absl::StrCat(R"({"xds_servers":[)", kServer, R"(],"authorities":[]})"),
+      absl::StrCat(R"({"xds_servers":[)", kServer,
+                   R"(],"authorities":{"\u0061":{}}})"),
+  };
+  for (const std::string& text : kTexts) {
+    for (bool federation : {true, false}) {
+      SCOPED_TRACE(absl::StrCat(text, federation ? " (on)" : " (off)"));
+      auto parts = Bootstrap::Parse(text, federation);
+      absl::StatusOr<Json::Value> json = ParseJsonText(text);
+      auto whole =
+          json.ok()
+              ? Bootstrap::FromJson(*json, federation)
+              : absl::InvalidArgumentError(absl::StrCat(
+                    "errors validating bootstrap: ", json.status().message()));
+      ASSERT_EQ(parts.ok(), whole.ok()) << parts.status() << whole.status();
+      if (parts.ok()) {
+        EXPECT_EQ(**parts, **whole);
+        EXPECT_EQ((*parts)->warnings(), (*whole)->warnings());
+      } else {
+        EXPECT_EQ(parts.status(), whole.status());
+      }
+    }
+  }
+}
+
 // A47 §Bootstrap Config Changes: defaults and server selection.
 TEST(BootstrapTest, A47MultipleAuthoritiesExample) {
   auto bootstrap =

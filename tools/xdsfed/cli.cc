@@ -73,7 +73,10 @@ void PrintJson(const Json::Value& value) {
   Json::StreamWriterBuilder builder;
   builder["indentation"] = "";
   builder["emitUTF8"] = true;
-  std::string line = Json::writeString(builder, value);
+  PrintJsonLine(Json::writeString(builder, value));
+}
+
+void PrintJsonLine(const std::string& line) {
   // Events arrive on several threads (client, DNS); lines must not mix.
   static std::mutex* mu = new std::mutex;
   std::lock_guard<std::mutex> lock(*mu);

@@ -49,6 +49,10 @@ struct Registrar {
 // Prints one JSON object on one line to stdout.
 void PrintJson(const Json::Value& value);
 
+// Prints `line`, one JSON object already serialized, on its own line (for
+// output too large to build as one Json::Value).
+void PrintJsonLine(const std::string& line);
+
 // Prints a usage/I-O message to stderr and returns kExitUsage.
 int UsageError(absl::string_view message);
 
