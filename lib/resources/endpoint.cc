@@ -408,7 +408,8 @@ bool FormatIpPort(absl::string_view host, uint32_t port, std::string* out) {
     long_host.assign(host.data(), host.size());
     c_host = long_host.data();
   } else {
-    std::memcpy(buffer, host.data(), host.size());
+    // An absent address is an empty view whose data() may be null.
+    if (!host.empty()) std::memcpy(buffer, host.data(), host.size());
     buffer[host.size()] = '\0';
   }
   in_addr v4;
