@@ -1,8 +1,9 @@
-// ACK latency over loopback with real gRPC (issue 4 §7): our control plane
-// pushes a new version of one big resource (EDS: a ClusterLoadAssignment of
-// N endpoints; RDS: a RouteConfiguration of N virtual hosts) and measures,
-// on the server, the time from starting to write that response to reading
-// the request that ACKs its nonce (ControlPlane::AdsResponseTimings()).
+// ACK latency over loopback with real gRPC (issue 4 §7, issue 15): our
+// control plane pushes a new version of one big resource (EDS: a
+// ClusterLoadAssignment of N endpoints; RDS: a RouteConfiguration of N
+// virtual hosts; CDS: N Clusters) and measures, on the server, the time from
+// starting to write that response to reading the request that ACKs its nonce
+// (ControlPlane::AdsResponseTimings()).
 //
 // Clients, each against its own control plane:
 //   xdsfed   our XdsClient over GrpcXdsTransportFactory, watching the chain
@@ -23,13 +24,28 @@
 //   build/bench/ack_latency_bench --benchmark_filter=/grpc/
 //   build/bench/ack_latency_bench --benchmark_filter=/noparse/
 //
-// Every push carries all four types (the control plane sends every
-// subscribed type on a change) but changes only the measured one; versions
-// alternate between two values that differ in every endpoint / virtual
-// host. The next push waits until every response of the last one is ACKed.
-// The priority-0 locality of the assignment is the live backend and the N-1
-// generated endpoints sit at priority 1, so gRPC's LB tree never connects to
-// them. Reported time (manual) is the mean; counters median_ms and p90_ms.
+// The same work as the shared harness (../shared/peers, run_ack_latency.sh):
+// the resources are the harness's (bench_resources.h MakeHarness*: EDS
+// endpoint 0 live and HEALTHY, N-1 UNHEALTHY, so no client's LB ever sees
+// them; RDS N-1 hosts plus the real one), a push changes only the measured
+// resource (endpoint 0's weight, the real route's timeout, the real
+// cluster's max_requests), and only the changed type is sent
+// (ControlPlane::Options::push_unchanged = false, as the harness's control
+// plane does). CDS (not in the harness): the control plane sends all N
+// clusters to every CDS subscriber (Options::answer_all_of_types); both
+// clients subscribe to one and decode, validate and then ignore the other
+// N-1 (gRPC 1.51 and xdsfed both decode before looking at the name).
+// What still differs from the harness: the control plane is ours (grpc++
+// callback API) in the client's process, not a Node process, and latency
+// starts at grpc++'s StartWrite instead of grpc-js's call.write(); xdsfed
+// is the library watching the whole chain, not `xdsfed watch --quiet`
+// watching the one resource; gRPC sends no RPCs while being pushed to (the
+// harness's peer sends one per second). The next push waits until the last
+// one is ACKed. Reported time (manual) is the mean; counters median_ms,
+// p90_ms, and first_ms: the ACK of the first response of the case's size
+// (the harness's "initial ack": cold caches and allocator for a case run
+// alone in its process).
+#include <sys/resource.h>
 #include <time.h>
 
 #include <algorithm>
@@ -74,7 +90,7 @@ constexpr char kClusterName[] = "cluster-a";
 constexpr char kEdsName[] = "eds-a";
 constexpr absl::Duration kWait = absl::Seconds(60);
 
-enum class Kind { kEds, kRds };
+enum class Kind { kEds, kRds, kCds };
 enum class ClientKind { kXdsfed, kGrpc, kNoParse };
 
 // One unary call over `channel`, waiting for the xDS config to arrive.
@@ -162,6 +178,7 @@ class HandlerClock {
   struct Sample {
     absl::Duration wall;
     absl::Duration cpu;
+    int64_t minor_faults = 0;  // page faults taken by the handler's thread
   };
   void Record(Sample sample) {
     absl::MutexLock lock(&mu_);
@@ -179,6 +196,14 @@ class HandlerClock {
   Sample longest_ ABSL_GUARDED_BY(mu_);
 };
 
+// Minor page faults of the calling thread so far: memory the process
+// touches for the first time (costly under gVisor, where this runs).
+int64_t ThreadMinorFaults() {
+  rusage usage;
+  getrusage(RUSAGE_THREAD, &usage);
+  return usage.ru_minflt;
+}
+
 absl::Duration ThreadCpuTime() {
   timespec ts;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -194,8 +219,10 @@ class TimedHandler final : public client::StreamingCall::EventHandler {
   void OnRecvMessage(absl::string_view payload) override {
     const absl::Time start = absl::Now();
     const absl::Duration start_cpu = ThreadCpuTime();
+    const int64_t start_faults = ThreadMinorFaults();
     inner_->OnRecvMessage(payload);
-    clock_->Record({absl::Now() - start, ThreadCpuTime() - start_cpu});
+    clock_->Record({absl::Now() - start, ThreadCpuTime() - start_cpu,
+                    ThreadMinorFaults() - start_faults});
   }
   void OnStatusReceived(absl::Status status) override {
     inner_->OnStatusReceived(std::move(status));
@@ -253,22 +280,44 @@ class NullWatcher final : public client::Watcher {
 
 // --- one control plane + backend + client, per process and client kind ---
 
+// The chain with the measured resource at size `n` and version `version`;
+// the others at size 1 and version 0, so a push changes only the measured
+// one.
 Snapshot MakeChainSnapshot(Kind kind, int n, int version, int backend_port) {
-  const int eds_endpoints = kind == Kind::kEds ? n : 1;
-  const int vhosts = kind == Kind::kRds ? n : 1;
+  auto size = [&](Kind k) { return k == kind ? n : 1; };
+  auto at = [&](Kind k) { return k == kind ? version : 0; };
   Snapshot snapshot;
-  snapshot.version =
-      absl::StrCat(kind == Kind::kEds ? "eds-" : "rds-", n, "-v", version);
+  snapshot.version = absl::StrCat(kind == Kind::kEds   ? "eds-"
+                                  : kind == Kind::kRds ? "rds-"
+                                                       : "cds-",
+                                  n, "-v", version);
   snapshot.Add(kListenerName,
                bench::MakeApiListener(kListenerName, kRouteName));
   snapshot.Add(kRouteName,
-               bench::MakeRouteConfiguration(kRouteName, vhosts, version,
-                                             kListenerName, kClusterName));
-  snapshot.Add(kClusterName, bench::MakeEdsCluster(kClusterName, kEdsName, 0));
-  snapshot.Add(kEdsName, bench::MakeFailoverClusterLoadAssignment(
-                             kEdsName, eds_endpoints, version, "127.0.0.1",
-                             backend_port));
+               bench::MakeHarnessRouteConfiguration(
+                   kRouteName, size(Kind::kRds), at(Kind::kRds), kClusterName));
+  snapshot.Add(kClusterName,
+               bench::MakeEdsCluster(kClusterName, kEdsName, at(Kind::kCds)));
+  for (int i = 1; i < size(Kind::kCds); ++i) {
+    const std::string name = absl::StrCat("cluster-", i);
+    snapshot.Add(name, bench::MakeEdsCluster(name, absl::StrCat("eds-", i), 0));
+  }
+  snapshot.Add(kEdsName, bench::MakeHarnessClusterLoadAssignment(
+                             kEdsName, size(Kind::kEds), at(Kind::kEds),
+                             "127.0.0.1", backend_port));
   return snapshot;
+}
+
+absl::string_view TypeUrlOf(Kind kind) {
+  switch (kind) {
+    case Kind::kEds:
+      return bench::kEdsTypeUrl;
+    case Kind::kRds:
+      return bench::kRdsTypeUrl;
+    case Kind::kCds:
+      return bench::kCdsTypeUrl;
+  }
+  return "";
 }
 
 std::string ServerJson(int port) {
@@ -375,7 +424,11 @@ class Rig {
     if (!backend_port.ok()) return backend_port.status();
     backend_port_ = *backend_port;
 
-    cp_ = std::make_unique<ControlPlane>(ControlPlane::Options());
+    ControlPlane::Options options;
+    options.push_unchanged = false;
+    options.answer_all_of_types = {std::string(
+        absl::StripPrefix(bench::kCdsTypeUrl, resources::kTypeUrlPrefix))};
+    cp_ = std::make_unique<ControlPlane>(options);
     cp_->SetSnapshot(MakeChainSnapshot(Kind::kEds, 1, 0, backend_port_));
     absl::StatusOr<int> port = cp_->Start();
     if (!port.ok()) return port.status();
@@ -478,8 +531,7 @@ void BM_AckLatency(benchmark::State& state, ClientKind client_kind, Kind kind,
     state.SkipWithError(rig.status().ToString().c_str());
     return;
   }
-  const absl::string_view type_url =
-      kind == Kind::kEds ? bench::kEdsTypeUrl : bench::kRdsTypeUrl;
+  const absl::string_view type_url = TypeUrlOf(kind);
   const int port = (*rig)->backend_port();
   const Snapshot snapshots[2] = {MakeChainSnapshot(kind, n, 1, port),
                                  MakeChainSnapshot(kind, n, 2, port)};
@@ -489,10 +541,13 @@ void BM_AckLatency(benchmark::State& state, ClientKind client_kind, Kind kind,
     state.SkipWithError(warm.status().ToString().c_str());
     return;
   }
-  (*rig)->TakeHandlerTime();
+  const double first_ms = absl::ToDoubleMilliseconds(*warm);
+  const std::optional<HandlerClock::Sample> first_handler =
+      (*rig)->TakeHandlerTime();
   std::vector<double> samples_ms;
   std::vector<double> handler_ms;
   std::vector<double> handler_cpu_ms;
+  std::vector<double> handler_faults;
   int next = 0;
   for (auto _ : state) {
     absl::StatusOr<absl::Duration> latency =
@@ -507,25 +562,33 @@ void BM_AckLatency(benchmark::State& state, ClientKind client_kind, Kind kind,
     if (std::optional<HandlerClock::Sample> h = (*rig)->TakeHandlerTime()) {
       handler_ms.push_back(absl::ToDoubleMilliseconds(h->wall));
       handler_cpu_ms.push_back(absl::ToDoubleMilliseconds(h->cpu));
+      handler_faults.push_back(static_cast<double>(h->minor_faults));
     }
   }
   const auto at = [](std::vector<double>& samples, double q) {
     std::sort(samples.begin(), samples.end());
     return samples[static_cast<size_t>(q * (samples.size() - 1) + 0.5)];
   };
+  state.counters["first_ms"] = first_ms;
   state.counters["median_ms"] = at(samples_ms, 0.5);
   state.counters["p90_ms"] = at(samples_ms, 0.9);
   if (!handler_ms.empty()) {
     state.counters["handler_median_ms"] = at(handler_ms, 0.5);
     state.counters["handler_cpu_median_ms"] = at(handler_cpu_ms, 0.5);
+    state.counters["handler_faults_median"] = at(handler_faults, 0.5);
   }
-  state.counters["response_bytes"] =
-      static_cast<double>(snapshots[0]
-                              .resources
-                              .at(std::string(absl::StripPrefix(
-                                  type_url, resources::kTypeUrlPrefix)))
-                              .begin()
-                              ->second.bytes.size());
+  if (first_handler.has_value()) {
+    state.counters["handler_first_ms"] =
+        absl::ToDoubleMilliseconds(first_handler->wall);
+    state.counters["handler_first_faults"] =
+        static_cast<double>(first_handler->minor_faults);
+  }
+  double bytes = 0;
+  for (const auto& [name, resource] : snapshots[0].resources.at(std::string(
+           absl::StripPrefix(type_url, resources::kTypeUrlPrefix)))) {
+    bytes += static_cast<double>(resource.bytes.size());
+  }
+  state.counters["response_bytes"] = bytes;
 }
 
 void RegisterAll() {
@@ -545,7 +608,8 @@ void RegisterAll() {
   const Case cases[] = {{"EDS", Kind::kEds, 1000, 100},
                         {"EDS", Kind::kEds, 10000, 50},
                         {"RDS", Kind::kRds, 1000, 100},
-                        {"RDS", Kind::kRds, 10000, 50}};
+                        {"RDS", Kind::kRds, 10000, 50},
+                        {"CDS", Kind::kCds, 10000, 50}};
   for (const Client& c : clients) {
     for (const Case& k : cases) {
       benchmark::RegisterBenchmark(

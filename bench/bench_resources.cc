@@ -70,6 +70,60 @@ ClusterLoadAssignment MakeFailoverClusterLoadAssignment(
   return cla;
 }
 
+ClusterLoadAssignment MakeHarnessClusterLoadAssignment(
+    absl::string_view name, int endpoints, int version,
+    absl::string_view backend_host, int backend_port) {
+  ClusterLoadAssignment cla;
+  cla.set_cluster_name(std::string(name));
+  LocalityLbEndpoints* locality = cla.add_endpoints();
+  locality->mutable_locality()->set_region("r1");
+  locality->mutable_locality()->set_zone("z1");
+  locality->mutable_locality()->set_sub_zone("s1");
+  locality->mutable_load_balancing_weight()->set_value(1);
+  for (int i = 0; i < endpoints; ++i) {
+    auto* lb = locality->add_lb_endpoints();
+    auto* socket =
+        lb->mutable_endpoint()->mutable_address()->mutable_socket_address();
+    if (i == 0) {
+      socket->set_address(std::string(backend_host));
+      socket->set_port_value(static_cast<uint32_t>(backend_port));
+      lb->set_health_status(envoy::config::core::v3::HEALTHY);
+      lb->mutable_load_balancing_weight()->set_value(
+          static_cast<uint32_t>(1 + version % 2));
+    } else {
+      socket->set_address(absl::StrCat("127.", 1 + i / 65536, ".",
+                                       (i / 256) % 256, ".", i % 256));
+      socket->set_port_value(static_cast<uint32_t>(20000 + i % 20000));
+      lb->set_health_status(envoy::config::core::v3::UNHEALTHY);
+      lb->mutable_load_balancing_weight()->set_value(1);
+    }
+  }
+  return cla;
+}
+
+envoy::config::route::v3::RouteConfiguration MakeHarnessRouteConfiguration(
+    absl::string_view name, int virtual_hosts, int version,
+    absl::string_view cluster) {
+  envoy::config::route::v3::RouteConfiguration config;
+  config.set_name(std::string(name));
+  for (int i = 1; i <= virtual_hosts; ++i) {
+    auto* vhost = config.add_virtual_hosts();
+    auto* route = vhost->add_routes();
+    route->mutable_route()->set_cluster(std::string(cluster));
+    if (i < virtual_hosts) {
+      vhost->set_name(absl::StrCat("vh", i));
+      vhost->add_domains(absl::StrCat("svc", i, ".example.com"));
+      route->mutable_match()->set_prefix(absl::StrCat("/p", i, "/"));
+    } else {
+      vhost->set_name("vh-real");
+      vhost->add_domains("*");
+      route->mutable_match()->set_prefix("");
+      route->mutable_route()->mutable_timeout()->set_seconds(1 + version % 2);
+    }
+  }
+  return config;
+}
+
 envoy::config::route::v3::RouteConfiguration MakeRouteConfiguration(
     absl::string_view name, int virtual_hosts, int version,
     absl::string_view first_domain, absl::string_view first_cluster) {

@@ -49,6 +49,24 @@ MakeFailoverClusterLoadAssignment(absl::string_view name, int endpoints,
                                   int version, absl::string_view backend_host,
                                   int backend_port);
 
+// The shared harness's EDS scale case (../shared/peers, tools/
+// eds_snapshot.js), the same bytes but for the backend's port: one locality
+// {r1, z1, s1} of weight 1; endpoint 0 is `backend_host`:`backend_port`,
+// HEALTHY, weight 1 + version % 2 (what a push toggles); endpoints 1..N-1
+// are UNHEALTHY, 127.<1 + i/65536>.<i/256 % 256>.<i % 256>:<20000 + i %
+// 20000>, weight 1: decoded and validated, never connected to.
+envoy::config::endpoint::v3::ClusterLoadAssignment
+MakeHarnessClusterLoadAssignment(absl::string_view name, int endpoints,
+                                 int version, absl::string_view backend_host,
+                                 int backend_port);
+
+// The harness's RDS scale case: hosts vh1..vh<N-1> {domains
+// ["svc<i>.example.com"], prefix "/p<i>/" -> `cluster`}, then vh-real
+// {domains ["*"], prefix "" -> `cluster`, timeout 1 + version % 2 seconds}.
+envoy::config::route::v3::RouteConfiguration MakeHarnessRouteConfiguration(
+    absl::string_view name, int virtual_hosts, int version,
+    absl::string_view cluster);
+
 // `virtual_hosts` virtual hosts, each one domain and one route. Virtual host
 // 0 is {domains: [first_domain], prefix "" -> first_cluster}; host i > 0 is
 // {domains: ["svc-<i>.v<version>.example.com"], prefix "/svc-<i>/" ->

@@ -28,6 +28,8 @@
 #include "lib/bootstrap/bootstrap.h"
 #include "lib/client/xds_client.h"
 #include "lib/client/xds_transport.h"
+#include "lib/resources/cluster_fast.h"
+#include "lib/resources/endpoint_fast.h"
 #include "lib/resources/resource_type.h"
 #include "lib/resources/route_config_fast.h"
 
@@ -264,6 +266,87 @@ void RunIngestion(benchmark::State& state, const resources::ResourceType& type,
   for (client::WatchId id : ids) xds_client->CancelWatch(id);
 }
 
+// A resource type with its wire-reader fast path switched off: what its
+// ingestion cost before route_config_fast.cc / endpoint_fast.cc /
+// cluster_fast.cc (same client, same binary, so the two can be compared in
+// one run).
+using SlowDecode = resources::DecodeResult (*)(const resources::DecodeContext&,
+                                               absl::string_view);
+
+class ProtobufOnlyType final : public resources::ResourceType {
+ public:
+  ProtobufOnlyType(const resources::ResourceType& base, SlowDecode decode)
+      : base_(base), decode_(decode) {}
+  absl::string_view type_url() const override { return base_.type_url(); }
+  absl::string_view short_name() const override { return base_.short_name(); }
+  bool all_resources_required_in_sotw() const override {
+    return base_.all_resources_required_in_sotw();
+  }
+  resources::DecodeResult Decode(const resources::DecodeContext& context,
+                                 absl::string_view serialized) const override {
+    return decode_(context, serialized);
+  }
+  Json::Value ToJson(const void* value) const override {
+    return base_.ToJson(value);
+  }
+  bool Equal(const void* a, const void* b) const override {
+    return base_.Equal(a, b);
+  }
+
+ private:
+  const resources::ResourceType& base_;
+  SlowDecode decode_;
+};
+
+template <typename T>
+resources::DecodeResult ToDecodeResult(absl::StatusOr<T> value,
+                                       std::string name) {
+  resources::DecodeResult result;
+  result.name = std::move(name);
+  if (value.ok()) {
+    result.value = std::shared_ptr<const void>(
+        std::make_shared<const T>(*std::move(value)));
+  } else {
+    result.value = value.status();
+  }
+  return result;
+}
+
+const resources::ResourceType& RouteConfigTypeFor(bool protobuf_only) {
+  static const ProtobufOnlyType* const kProtobufOnly = new ProtobufOnlyType(
+      resources::RouteConfigResourceType(),
+      [](const resources::DecodeContext&, absl::string_view serialized) {
+        return resources::internal::DecodeRouteConfigWithProtobuf(serialized);
+      });
+  return protobuf_only ? *kProtobufOnly : resources::RouteConfigResourceType();
+}
+
+const resources::ResourceType& EndpointTypeFor(bool protobuf_only) {
+  static const ProtobufOnlyType* const kProtobufOnly = new ProtobufOnlyType(
+      resources::EndpointResourceType(),
+      [](const resources::DecodeContext&, absl::string_view serialized) {
+        std::string name;
+        auto value =
+            resources::internal::DecodeClusterLoadAssignmentWithProtobuf(
+                serialized, &name);
+        return ToDecodeResult(std::move(value), std::move(name));
+      });
+  return protobuf_only ? *kProtobufOnly : resources::EndpointResourceType();
+}
+
+const resources::ResourceType& ClusterTypeFor(bool protobuf_only) {
+  static const ProtobufOnlyType* const kProtobufOnly = new ProtobufOnlyType(
+      resources::ClusterResourceType(),
+      [](const resources::DecodeContext& context,
+         absl::string_view serialized) {
+        std::string name;
+        auto value = resources::internal::DecodeClusterWithProtobuf(
+            context, serialized, &name);
+        return ToDecodeResult(std::move(value), std::move(name));
+      });
+  return protobuf_only ? *kProtobufOnly : resources::ClusterResourceType();
+}
+
 // One ClusterLoadAssignment with N endpoints, 100 per locality.
 void BM_IngestEds(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
@@ -275,42 +358,36 @@ void BM_IngestEds(benchmark::State& state) {
     responses.bytes[v] = bench::SerializeResponse(
         bench::kEdsTypeUrl, absl::StrCat(v), absl::StrCat("n", v), {&cla});
   }
-  RunIngestion(state, resources::EndpointResourceType(), {"eds-0"}, responses);
+  RunIngestion(state, EndpointTypeFor(state.range(1) != 0), {"eds-0"},
+               responses);
 }
-BENCHMARK(BM_IngestEds)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
+// Second argument 1: the libprotobuf-only decode (the "before" figure).
+BENCHMARK(BM_IngestEds)
+    ->Args({1000, 0})
+    ->Args({10000, 0})
+    ->Args({10000, 1})
+    ->Unit(benchmark::kMicrosecond);
 
-// RouteConfigResourceType() with its wire-reader fast path switched off:
-// what RDS ingestion cost before route_config_fast.cc (same client, same
-// binary, so the two can be compared in one run).
-class ProtobufOnlyRouteConfigType final : public resources::ResourceType {
- public:
-  absl::string_view type_url() const override { return base().type_url(); }
-  absl::string_view short_name() const override { return base().short_name(); }
-  bool all_resources_required_in_sotw() const override {
-    return base().all_resources_required_in_sotw();
+// The shared harness's EDS shape (bench_resources.h): endpoint 0 HEALTHY,
+// the other N-1 UNHEALTHY, so the value keeps one endpoint.
+void BM_IngestEdsHarness(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  Responses responses;
+  responses.resources = 1;
+  responses.items = n;
+  for (int v = 0; v < 2; ++v) {
+    auto cla = bench::MakeHarnessClusterLoadAssignment("eds-0", n, v,
+                                                       "127.0.0.1", 19301);
+    responses.bytes[v] = bench::SerializeResponse(
+        bench::kEdsTypeUrl, absl::StrCat(v), absl::StrCat("n", v), {&cla});
   }
-  resources::DecodeResult Decode(const resources::DecodeContext& /*context*/,
-                                 absl::string_view serialized) const override {
-    return resources::internal::DecodeRouteConfigWithProtobuf(serialized);
-  }
-  Json::Value ToJson(const void* value) const override {
-    return base().ToJson(value);
-  }
-  bool Equal(const void* a, const void* b) const override {
-    return base().Equal(a, b);
-  }
-
- private:
-  static const resources::ResourceType& base() {
-    return resources::RouteConfigResourceType();
-  }
-};
-
-const resources::ResourceType& RouteConfigTypeFor(bool protobuf_only) {
-  static const ProtobufOnlyRouteConfigType* const kProtobufOnly =
-      new ProtobufOnlyRouteConfigType();
-  return protobuf_only ? *kProtobufOnly : resources::RouteConfigResourceType();
+  RunIngestion(state, EndpointTypeFor(state.range(1) != 0), {"eds-0"},
+               responses);
 }
+BENCHMARK(BM_IngestEdsHarness)
+    ->Args({10000, 0})
+    ->Args({10000, 1})
+    ->Unit(benchmark::kMicrosecond);
 
 // One RouteConfiguration with N virtual hosts, each one domain + one route.
 // Second argument 1: the libprotobuf-only decode (the "before" figure).
@@ -356,9 +433,13 @@ void BM_IngestCds(benchmark::State& state) {
     responses.bytes[v] = bench::SerializeResponse(
         bench::kCdsTypeUrl, absl::StrCat(v), absl::StrCat("n", v), pointers);
   }
-  RunIngestion(state, resources::ClusterResourceType(), names, responses);
+  RunIngestion(state, ClusterTypeFor(state.range(1) != 0), names, responses);
 }
-BENCHMARK(BM_IngestCds)->Arg(10000)->Unit(benchmark::kMicrosecond);
+// Second argument 1: the libprotobuf-only decode.
+BENCHMARK(BM_IngestCds)
+    ->Args({10000, 0})
+    ->Args({10000, 1})
+    ->Unit(benchmark::kMicrosecond);
 
 // Breakdown: the resource type's Decode alone (protobuf parse + validation
 // into the immutable value), and the protobuf parse alone (on an arena, as
@@ -395,9 +476,12 @@ void BM_DecodeOnlyEds(benchmark::State& state) {
   const std::string bytes = bench::MakeClusterLoadAssignment(
                                 "eds-0", static_cast<int>(state.range(0)), 0)
                                 .SerializeAsString();
-  DecodeOnly(state, resources::EndpointResourceType(), bytes);
+  DecodeOnly(state, EndpointTypeFor(state.range(1) != 0), bytes);
 }
-BENCHMARK(BM_DecodeOnlyEds)->Arg(10000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_DecodeOnlyEds)
+    ->Args({10000, 0})
+    ->Args({10000, 1})
+    ->Unit(benchmark::kMicrosecond);
 
 void BM_ParseOnlyEds(benchmark::State& state) {
   const std::string bytes = bench::MakeClusterLoadAssignment(

@@ -14,6 +14,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -398,12 +399,17 @@ class ControlPlane::Impl::AdsStream
     Begin();
   }
 
-  // Queues a response for every type this stream subscribes to; returns the
-  // write to start after unlocking.
-  const DiscoveryResponse* PushSnapshotLocked()
+  // Queues a response for every type this stream subscribes to (with
+  // Options::push_unchanged false, only those whose answer differs from
+  // the one `previous` gave); returns the write to start after unlocking.
+  const DiscoveryResponse* PushSnapshotLocked(const IndexedSnapshot& previous)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(cp_->mu_) {
     for (auto& [type_url, subscription] : subscriptions_) {
       if (!subscription.wildcard && subscription.keys.empty()) continue;
+      if (!cp_->options_.push_unchanged &&
+          SameAnswer(previous, *cp_->snapshot_, type_url, subscription)) {
+        continue;
+      }
       EnqueueLocked(BuildResponseLocked(type_url, &subscription));
     }
     return ClaimWriteLocked();
@@ -453,6 +459,46 @@ class ControlPlane::Impl::AdsStream
     EnqueueLocked(BuildResponseLocked(request.type_url(), &current));
   }
 
+  bool AnswersAll(const std::string& type_url,
+                  const Subscription& subscription) const {
+    const auto& all = cp_->options_.answer_all_of_types;
+    return subscription.wildcard ||
+           std::find(all.begin(), all.end(), TypeNameOf(type_url)) != all.end();
+  }
+
+  // Whether the two snapshots give this subscription the same resources.
+  bool SameAnswer(const IndexedSnapshot& a, const IndexedSnapshot& b,
+                  const std::string& type_url,
+                  const Subscription& subscription) const {
+    static const std::map<std::string, IndexedSnapshot::Entry> kNone;
+    auto resources = [&](const IndexedSnapshot& s) -> const auto& {
+      auto it = s.by_key.find(TypeNameOf(type_url));
+      return it == s.by_key.end() ? kNone : it->second;
+    };
+    const auto& in_a = resources(a);
+    const auto& in_b = resources(b);
+    auto same = [](const IndexedSnapshot::Entry* x,
+                   const IndexedSnapshot::Entry* y) {
+      if (x == nullptr || y == nullptr) return x == y;
+      return *x->name == *y->name && *x->resource == *y->resource;
+    };
+    auto find = [](const auto& map, const std::string& key) {
+      auto it = map.find(key);
+      return it == map.end() ? nullptr : &it->second;
+    };
+    if (AnswersAll(type_url, subscription)) {
+      if (in_a.size() != in_b.size()) return false;
+      for (const auto& [key, entry] : in_a) {
+        if (!same(&entry, find(in_b, key))) return false;
+      }
+      return true;
+    }
+    for (const std::string& key : subscription.keys) {
+      if (!same(find(in_a, key), find(in_b, key))) return false;
+    }
+    return true;
+  }
+
   DiscoveryResponse BuildResponseLocked(const std::string& type_url,
                                         Subscription* subscription)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(cp_->mu_) {
@@ -485,7 +531,7 @@ class ControlPlane::Impl::AdsStream
       wrapper.mutable_resource()->set_value(entry.resource->bytes);
       any->PackFrom(wrapper);
     };
-    if (subscription->wildcard) {
+    if (AnswersAll(type_url, *subscription)) {
       for (const auto& [key, entry] : type_it->second) add(entry);
     } else {
       for (const std::string& key : subscription->keys) {
@@ -710,10 +756,12 @@ void ControlPlane::Impl::SetSnapshot(Snapshot snapshot) {
   std::vector<std::pair<AdsStream*, const DiscoveryResponse*>> writes;
   {
     absl::MutexLock lock(&mu_);
+    const std::shared_ptr<const IndexedSnapshot> previous =
+        std::move(snapshot_);
     snapshot_ = std::move(indexed);
     for (AdsStream* stream : ads_streams_) {
       stream->AssertServerLockHeld();
-      if (const DiscoveryResponse* w = stream->PushSnapshotLocked()) {
+      if (const DiscoveryResponse* w = stream->PushSnapshotLocked(*previous)) {
         writes.emplace_back(stream, w);
       }
     }

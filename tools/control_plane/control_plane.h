@@ -107,6 +107,16 @@ class ControlPlane {
     // LoadStatsResponse.clusters: the clusters to report when
     // lrs_send_all_clusters is false.
     std::vector<std::string> lrs_clusters;
+    // false: a new snapshot goes to a stream only for the types whose
+    // answer to its subscription changed (as the shared peer harness's
+    // control plane does); true: every subscribed type, every time.
+    bool push_unchanged = true;
+    // Type names ("envoy.config.cluster.v3.Cluster") answered as if every
+    // subscription to them were a wildcard: every resource of the type goes
+    // to every subscriber. Benchmarks use it to make a client decode N
+    // resources it did not ask for (gRPC and xdsfed both decode a resource
+    // before looking at its name).
+    std::vector<std::string> answer_all_of_types;
   };
 
   explicit ControlPlane(Options options);
