@@ -377,7 +377,10 @@ absl::StatusOr<Json::Value> ParseJsonText(absl::string_view text) {
   // jsoncpp reports some failures (its stack limit, internal assertions) by
   // throwing; nothing may escape to our callers.
   try {
-    std::unique_ptr<Json::CharReader> reader = MakeStrictReader();
+    // One reader per thread: building one (its settings are a Json::Value)
+    // costs more than parsing a small text, and the bootstrap and snapshot
+    // readers parse many small parts. parse() starts afresh on every call.
+    thread_local std::unique_ptr<Json::CharReader> reader = MakeStrictReader();
     ok = reader->parse(text.data(), text.data() + text.size(), &root, &errs);
   } catch (const std::exception& e) {
     return Malformed(e.what());
