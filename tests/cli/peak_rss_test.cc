@@ -5,6 +5,7 @@
 // ctest runs it at 16 MB per input. For bench/RESULTS.md run it at the
 // issue's sizes:
 //   XDSFED_PEAK_RSS_INPUT_MB=50 build/tests/peak_rss_test
+// (XDSFED_CLI=PATH measures another xdsfed binary, e.g. an older build.)
 // Each case prints one line: input bytes, peak RSS, ratio, wall time.
 #include <signal.h>
 #include <sys/resource.h>
@@ -127,7 +128,8 @@ Measured RunCli(const std::vector<std::string>& args, bool until_line) {
     close(out[0]);
     close(out[1]);
     std::vector<char*> argv;
-    std::string binary = XDSFED_CLI_PATH;
+    const char* other = std::getenv("XDSFED_CLI");  // e.g. an older build
+    std::string binary = other != nullptr ? other : XDSFED_CLI_PATH;
     argv.push_back(binary.data());
     std::vector<std::string> copy = args;
     for (std::string& arg : copy) argv.push_back(arg.data());
