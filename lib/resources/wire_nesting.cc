@@ -17,7 +17,7 @@ bool ReadVarint(absl::string_view bytes, size_t end, size_t* pos,
   for (int shift = 0; shift < 64; shift += 7) {
     if (*pos >= end) return false;
     const uint8_t byte = static_cast<uint8_t>(bytes[(*pos)++]);
-    *value |= uint64_t{byte & 0x7f} << shift;
+    *value |= static_cast<uint64_t>(byte & 0x7f) << shift;
     if ((byte & 0x80) == 0) return true;
   }
   return false;
