@@ -1,7 +1,10 @@
-// Fuzzes ParseUri, ParseXdsTarget and FormatListeningAddress. Invariants:
-// a parsed URI re-serializes to its input (scheme lower-cased) and reparses
-// equal, every component decodes; a parsed xds: target has a non-empty
-// data-plane authority that decodes to its hostname; a canonical listening
+// Fuzzes ParseUri, ParseTargetUri, ParseXdsTarget and FormatListeningAddress.
+// Invariants: a parsed URI (strict or lenient) re-serializes to its input
+// (scheme lower-cased) and reparses equal; every component of a strict URI
+// decodes; whatever the strict parser takes the lenient one takes, equal
+// (but an empty query, which gRPC C-core refuses); a
+// parsed xds: target has a non-empty data-plane authority that strictly
+// decodes to its hostname, which does not end in '/'; a canonical listening
 // address is a fixed point.
 #include <cstddef>
 #include <cstdint>
@@ -33,10 +36,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     XDSFED_CHECK(xdsfed::PercentDecode(uri->fragment).ok());
   }
 
+  auto lenient = xdsfed::ParseTargetUri(text);
+  // C-core refuses an empty query ("x:a?"), which RFC 3986 allows.
+  if (uri.ok() && !(uri->has_query && uri->query.empty())) {
+    XDSFED_CHECK(lenient.ok() && *lenient == *uri);
+  }
+  if (lenient.ok()) {
+    const std::string again = lenient->ToString();
+    XDSFED_CHECK(again.substr(lenient->scheme.size()) ==
+                 text.substr(lenient->scheme.size()));
+    auto reparsed = xdsfed::ParseTargetUri(again);
+    XDSFED_CHECK(reparsed.ok() && *reparsed == *lenient);
+  }
+
   auto target = xdsfed::ParseXdsTarget(text);
   if (target.ok()) {
-    XDSFED_CHECK(uri.ok() && uri->scheme == "xds");
+    XDSFED_CHECK(lenient.ok() && lenient->scheme == "xds");
     XDSFED_CHECK(!target->data_plane_authority.empty());
+    XDSFED_CHECK(target->hostname.back() != '/');
     auto decoded = xdsfed::PercentDecode(target->data_plane_authority);
     XDSFED_CHECK(decoded.ok() && *decoded == target->hostname);
     XDSFED_CHECK(!target->authority.has_value() || !target->authority->empty());

@@ -27,8 +27,9 @@ struct ResolvedListener {
   // every name while federation is off).
   std::optional<std::string> authority;
   Bootstrap::ServerList xds_servers;
-  // Client only: the last path component of the target, used as :authority
-  // and to pick the VirtualHost.
+  // Client only: the target's path minus its leading '/', percent-encoded as
+  // an authority (ParseXdsTarget); used as :authority and to pick the
+  // VirtualHost.
   std::string data_plane_authority;
 };
 

@@ -68,4 +68,21 @@ absl::StatusOr<std::string> PercentDecode(absl::string_view s) {
   return out;
 }
 
+std::string PercentDecodeLenient(absl::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() &&
+        HasClass(s[i + 1], name_internal::kHexDigit) &&
+        HasClass(s[i + 2], name_internal::kHexDigit)) {
+      out.push_back(static_cast<char>(name_internal::HexValue(s[i + 1]) * 16 +
+                                      name_internal::HexValue(s[i + 2])));
+      i += 2;
+    } else {
+      out.push_back(s[i]);
+    }
+  }
+  return out;
+}
+
 }  // namespace xdsfed

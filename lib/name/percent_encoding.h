@@ -41,6 +41,11 @@ std::string PercentEncodeQuery(absl::string_view component);
 // expected two hex digits after '%'".
 absl::StatusOr<std::string> PercentDecode(absl::string_view s);
 
+// Decodes every "%XX" (either case) and keeps any other '%' as a literal
+// byte, as gRPC C-core decodes channel targets: PercentDecodeLenient("50%off")
+// == "50%off". For user-written targets only; names stay strict.
+std::string PercentDecodeLenient(absl::string_view s);
+
 }  // namespace xdsfed
 
 #endif  // XDSFED_LIB_NAME_PERCENT_ENCODING_H_

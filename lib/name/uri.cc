@@ -5,6 +5,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "lib/base/status_macros.h"
 #include "lib/name/internal/char_class.h"
 
 namespace xdsfed {
@@ -40,9 +41,17 @@ absl::Status CheckComponent(absl::string_view text, size_t begin, size_t end,
   return absl::OkStatus();
 }
 
-}  // namespace
+enum Component { kAuthority, kPath, kQuery, kFragment };
+constexpr uint16_t kStrictClass[] = {
+    name_internal::kAuthority, name_internal::kPath, name_internal::kQuery,
+    name_internal::kQuery};
+constexpr const char* kComponentName[] = {"authority", "path", "query",
+                                          "fragment"};
 
-absl::StatusOr<Uri> ParseUri(absl::string_view text) {
+// Splits text into its components; `check` validates each one
+// (text, begin, end, component name) before it is kept.
+template <typename CheckFn>
+absl::StatusOr<Uri> SplitUri(absl::string_view text, CheckFn check) {
   Uri uri;
   const size_t colon = text.find(':');
   if (colon == absl::string_view::npos || colon == 0) {
@@ -65,38 +74,70 @@ absl::StatusOr<Uri> ParseUri(absl::string_view text) {
     pos += 2;
     size_t end = text.find_first_of("/?#", pos);
     if (end == absl::string_view::npos) end = text.size();
-    absl::Status s =
-        CheckComponent(text, pos, end, name_internal::kAuthority, "authority");
-    if (!s.ok()) return s;
+    XDSFED_RETURN_IF_ERROR(check(text, pos, end, Component::kAuthority));
     uri.has_authority = true;
     uri.authority = std::string(text.substr(pos, end - pos));
     pos = end;
   }
   size_t end = text.find_first_of("?#", pos);
   if (end == absl::string_view::npos) end = text.size();
-  absl::Status s = CheckComponent(text, pos, end, name_internal::kPath, "path");
-  if (!s.ok()) return s;
+  XDSFED_RETURN_IF_ERROR(check(text, pos, end, Component::kPath));
   uri.path = std::string(text.substr(pos, end - pos));
   pos = end;
   if (pos < text.size() && text[pos] == '?') {
     ++pos;
     end = text.find('#', pos);
     if (end == absl::string_view::npos) end = text.size();
-    s = CheckComponent(text, pos, end, name_internal::kQuery, "query");
-    if (!s.ok()) return s;
+    XDSFED_RETURN_IF_ERROR(check(text, pos, end, Component::kQuery));
     uri.has_query = true;
     uri.query = std::string(text.substr(pos, end - pos));
     pos = end;
   }
   if (pos < text.size()) {  // text[pos] == '#'
     ++pos;
-    s = CheckComponent(text, pos, text.size(), name_internal::kQuery,
-                       "fragment");
-    if (!s.ok()) return s;
+    XDSFED_RETURN_IF_ERROR(check(text, pos, text.size(), Component::kFragment));
     uri.has_fragment = true;
     uri.fragment = std::string(text.substr(pos));
   }
   return uri;
+}
+
+}  // namespace
+
+absl::StatusOr<Uri> ParseUri(absl::string_view text) {
+  return SplitUri(text, [](absl::string_view text, size_t begin, size_t end,
+                           Component component) {
+    return CheckComponent(text, begin, end, kStrictClass[component],
+                          kComponentName[component]);
+  });
+}
+
+absl::StatusOr<Uri> ParseTargetUri(absl::string_view text) {
+  return SplitUri(text, [](absl::string_view text, size_t begin, size_t end,
+                           Component component) {
+    switch (component) {
+      case Component::kAuthority:
+      case Component::kPath:
+        return absl::OkStatus();
+      case Component::kQuery:
+        if (begin == end) {
+          return UriError(absl::StrCat("empty query at offset ", begin,
+                                       "; expected text after '?'"));
+        }
+        break;
+      case Component::kFragment:
+        break;
+    }
+    for (size_t i = begin; i < end; ++i) {
+      if (text[i] == '%' || HasClass(text[i], name_internal::kQuery)) continue;
+      return UriError(absl::StrCat(
+          "byte 0x", absl::Hex(static_cast<uint8_t>(text[i]), absl::kZeroPad2),
+          " at offset ", i, " not allowed in ", kComponentName[component],
+          "; expected RFC 3986 ", kComponentName[component],
+          " characters or '%'"));
+    }
+    return absl::OkStatus();
+  });
 }
 
 std::string Uri::ToString() const {

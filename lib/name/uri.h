@@ -46,6 +46,15 @@ struct Uri {
 // than a literal '%'.
 absl::StatusOr<Uri> ParseUri(absl::string_view text);
 
+// Parses a gRPC channel target the way gRPC C-core's URI parser does, so that
+// every target a gRPC channel accepts (`xds:///[::1]:8080`, `xds:///a b`,
+// `xds:///50%off`) parses here too. The scheme is checked as by ParseUri; the
+// authority and the path are taken as written, any byte but their delimiters
+// (C-core does not police them); a query must be non-empty, and a query or
+// fragment may hold only RFC 3986 query characters and '%' (C-core checks
+// those). Decode components with PercentDecodeLenient.
+absl::StatusOr<Uri> ParseTargetUri(absl::string_view text);
+
 }  // namespace xdsfed
 
 #endif  // XDSFED_LIB_NAME_URI_H_

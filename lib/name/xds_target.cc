@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -146,7 +147,10 @@ std::string FormatIpv6(const uint16_t w[8]) {
 }  // namespace
 
 absl::StatusOr<XdsTarget> ParseXdsTarget(absl::string_view target) {
-  absl::StatusOr<Uri> uri = ParseUri(target);
+  // Lenient as gRPC C-core is (see ParseTargetUri): users write
+  // `xds:///[::1]:8080` and `xds:///svc name`, and a channel accepts them.
+  // What the target becomes is encoded before it reaches a resource name.
+  absl::StatusOr<Uri> uri = ParseTargetUri(target);
   if (!uri.ok()) return TargetError(uri.status().message());
   if (uri->scheme != "xds") {
     return TargetError(
@@ -157,23 +161,27 @@ absl::StatusOr<XdsTarget> ParseXdsTarget(absl::string_view target) {
   // no authority, so the common "xds:///service" form uses the default
   // template.
   if (!uri->authority.empty()) {
-    absl::StatusOr<std::string> authority = PercentDecode(uri->authority);
-    if (!authority.ok()) return TargetError(authority.status().message());
-    result.authority = *std::move(authority);
+    result.authority = PercentDecodeLenient(uri->authority);
   }
-  absl::StatusOr<std::string> path = PercentDecode(uri->path);
-  if (!path.ok()) return TargetError(path.status().message());
-  result.hostname = std::string(absl::StripPrefix(*path, "/"));
+  const std::string path = PercentDecodeLenient(uri->path);
+  result.hostname = std::string(absl::StripPrefix(path, "/"));
+  // gRPC C-core's xds resolver refuses an empty path and one ending in '/'
+  // (IsValidUri): neither names a data-plane authority.
+  if (result.hostname.empty()) {
+    return TargetError(
+        "empty data-plane authority; expected a non-empty path, e.g. "
+        "xds:///server.example.com");
+  }
+  if (absl::EndsWith(path, "/")) {
+    return TargetError(
+        "path ends with '/', which leaves no data-plane authority (gRPC "
+        "refuses it too); expected e.g. xds:///server.example.com");
+  }
   // A47 §gRPC Client Target URI Syntax, latest revision (which supersedes
   // "the last path component" of the first): the whole path minus its
   // leading '/', with any other '/' percent-encoded, as for any target URI.
   // gRPC C-core's default authority is computed the same way.
   result.data_plane_authority = PercentEncodeAuthority(result.hostname);
-  if (result.data_plane_authority.empty()) {
-    return TargetError(
-        "empty data-plane authority; expected a non-empty path, e.g. "
-        "xds:///server.example.com");
-  }
   return result;
 }
 

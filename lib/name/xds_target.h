@@ -22,15 +22,19 @@ struct XdsTarget {
   // The target's authority, decoded: the bootstrap authority to use. Unset for
   // "xds:x" and, as in gRPC C-core, for an empty one ("xds:///x").
   std::optional<std::string> authority;
-  // Path minus its leading '/', percent-decoded: what %s is replaced by.
+  // Path minus its leading '/', percent-decoded: what %s is replaced by
+  // (percent-encoded again for an xdstp: template, verbatim otherwise).
   std::string hostname;
   // The channel's default authority (:authority, VirtualHost selection): the
   // hostname percent-encoded as an authority, so '/' becomes %2F.
   std::string data_plane_authority;
 };
 
-// Parses "xds:[//authority]/path". Errors: not a URI, scheme other than xds,
-// empty data-plane authority.
+// Parses "xds:[//authority]/path" as gRPC C-core does (ParseTargetUri,
+// PercentDecodeLenient): any byte is accepted in the authority and the path,
+// and a '%' not followed by two hex digits stays a literal '%'. Errors: no
+// scheme, scheme other than xds, bad query or fragment, and (C-core's
+// IsValidUri) an empty path or one ending in '/'.
 absl::StatusOr<XdsTarget> ParseXdsTarget(absl::string_view target);
 
 // Validates "ip:port" (IPv4 dotted quad, or IPv6 in brackets; port 0-65535)

@@ -180,5 +180,89 @@ TEST(TargetResolverTest, EncodingAndEdgeCases) {
   for (const Case& c : kCases) Check(c);
 }
 
+// Issue 14 §1: targets gRPC C-core accepts give C-core's Listener names: the
+// path percent-encoded into an xdstp: template, verbatim into an old-style
+// one; the data-plane authority is the path encoded as an authority.
+TEST(TargetResolverTest, TargetsGrpcAccepts) {
+  struct Target {
+    const char* target;
+    const char* encoded;   // what %s becomes in an xdstp: template
+    const char* verbatim;  // ... in an old-style template
+    const char* data_plane_authority;
+  };
+  const Target kTargets[] = {
+      {"xds:///[fe80::1]:443", "%5Bfe80::1%5D:443", "[fe80::1]:443",
+       "[fe80::1]:443"},
+      {"xds:///svc name", "svc%20name", "svc name", "svc%20name"},
+      {"xds:///50%off", "50%25off", "50%off", "50%25off"},
+      {"xds:///[::1]:8080", "%5B::1%5D:8080", "[::1]:8080", "[::1]:8080"},
+  };
+  for (const Target& t : kTargets) {
+    const std::string xdstp_id = t.encoded;
+    const std::string target = t.target;
+    const std::string with_authority =
+        absl::StrCat("xds://xds.other.com/", target.substr(7));
+    const Case kCases[] = {
+        {"A47 §xds Resolver Changes: xdstp: default template, encoded",
+         NewStyleClient(), true, target, false,
+         absl::StrCat(kListener, xdstp_id), "xds.authority.com", kTop,
+         t.data_plane_authority},
+        {"A47 §xds Resolver Changes: old-style template, verbatim",
+         NoNewFields(), true, target, false, t.verbatim, "", kTop,
+         t.data_plane_authority},
+        {"A47 §xds Resolver Changes: gate off, verbatim", MultipleAuthorities(),
+         false, target, false, t.verbatim, "", kTop, t.data_plane_authority},
+        {"A47 §xds Resolver Changes: authority's default template, encoded",
+         MultipleAuthorities(), true, with_authority, false,
+         absl::StrCat(
+             "xdstp://xds.other.com/envoy.config.listener.v3.Listener/",
+             xdstp_id),
+         "xds.other.com", "xds-server.other.com", t.data_plane_authority},
+    };
+    for (const Case& c : kCases) Check(c);
+  }
+}
+
+// Issue 14 §2: bootstrap rules that no other row guards (each row fails when
+// its line of Bootstrap::FromJson is broken).
+TEST(TargetResolverTest, BootstrapRules) {
+  const std::string default_template_only = absl::StrCat(
+      R"({"xds_servers":[)", kTopServer, "],",
+      R"("client_default_listener_resource_name_template":"xdstp://xds.authority.com/envoy.config.listener.v3.Listener/%s"})");
+  const std::string authorities_only =
+      absl::StrCat(R"({"xds_servers":[)", kTopServer, "],",
+                   R"("authorities":{"xds.other.com":{}}})");
+  const std::string escaped_authorities =
+      absl::StrCat(R"({"xds_servers":[)", kTopServer, "],",
+                   R"("authorities":{"a b":{},"x/y":{}}})");
+  const Case kCases[] = {
+      {"A47 §Temporary environment variable protection: gate off, "
+       "client_default_listener_resource_name_template without authorities "
+       "is ignored",
+       default_template_only, false, "xds:///foo", false, "foo", "", kTop,
+       "foo"},
+      {"A47 §Temporary environment variable protection: gate off, only "
+       "authorities: they are ignored",
+       authorities_only, false, "xds://xds.other.com/foo", false, "", "", "",
+       "",
+       "invalid target \"xds://xds.other.com/foo\": authority "
+       "\"xds.other.com\" is not in the bootstrap's authorities"},
+      {"A47 §Temporary environment variable protection: gate off, only "
+       "authorities: xds:///foo is old-style",
+       authorities_only, false, "xds:///foo", false, "foo", "", kTop, "foo"},
+      {"A47 pseudocode: default template percent-encodes the authority "
+       "(\"a b\")",
+       escaped_authorities, true, "xds://a%20b/svc", false,
+       "xdstp://a%20b/envoy.config.listener.v3.Listener/svc", "a b", kTop,
+       "svc"},
+      {"A47 pseudocode: default template percent-encodes the authority "
+       "(\"x/y\")",
+       escaped_authorities, true, "xds://x%2Fy/svc", false,
+       "xdstp://x%2Fy/envoy.config.listener.v3.Listener/svc", "x/y", kTop,
+       "svc"},
+  };
+  for (const Case& c : kCases) Check(c);
+}
+
 }  // namespace
 }  // namespace xdsfed

@@ -62,4 +62,20 @@ expect "gate off: old-style name" 0 \
 expect "gate off: target authority refused" 1 '"valid":false' \
   "$xdsfed" --federation=off --bootstrap "$multi" resolve xds://xds.other.com/server.other.com
 
+# Issue 14 §1: targets gRPC C-core accepts give its Listener names: the path
+# percent-encoded into an xdstp: template, verbatim into an old-style one.
+for row in '[fe80::1]:443|%5Bfe80::1%5D:443|[fe80::1]:443' \
+           'svc name|svc%20name|svc%20name' \
+           '50%off|50%25off|50%25off' \
+           '[::1]:8080|%5B::1%5D:8080|[::1]:8080'; do
+  path=${row%%|*} rest=${row#*|}
+  encoded=${rest%%|*} dpa=${rest#*|}
+  expect "C-core target xds:///$path, xdstp: template" 0 \
+    "\"data_plane_authority\":\"$dpa\",\"listener_resource_name\":\"$listener/$encoded\"" \
+    "$xdsfed" --federation=on --bootstrap-json "$client" resolve "xds:///$path"
+  expect "C-core target xds:///$path, old-style template" 0 \
+    "\"data_plane_authority\":\"$dpa\",\"listener_resource_name\":\"$path\"" \
+    "$xdsfed" --federation=on --bootstrap-json "$plain" resolve "xds:///$path"
+done
+
 [ "$failures" -eq 0 ] || { echo "$failures failed"; exit 1; }

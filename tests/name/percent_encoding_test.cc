@@ -118,5 +118,30 @@ TEST(PercentEncodingTest, Decode) {
   }
 }
 
+// gRPC C-core's URI::PercentDecode (issue 14 §1): valid triplets decoded,
+// anything else kept verbatim, never an error.
+TEST(PercentEncodingTest, DecodeLenient) {
+  struct Case {
+    const char* in;
+    const char* want;
+  };
+  const Case kCases[] = {
+      {"", ""},
+      {"a%2fb%2F", "a/b/"},
+      {"%5Bfe80::1%5d:443", "[fe80::1]:443"},
+      {"50%off", "50%off"},
+      {"%zz", "%zz"},
+      {"ab%", "ab%"},
+      {"ab%4", "ab%4"},
+      {"%4g%41", "%4gA"},
+      {"%%41", "%A"},
+      {"100%", "100%"},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.in);
+    EXPECT_EQ(PercentDecodeLenient(c.in), c.want);
+  }
+}
+
 }  // namespace
 }  // namespace xdsfed

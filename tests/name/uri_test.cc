@@ -86,5 +86,56 @@ TEST(UriTest, Errors) {
   }
 }
 
+// Issue 14 §1: channel targets parse as gRPC C-core's URI::Parse takes them:
+// authority and path unchecked, query non-empty, query and fragment of query
+// characters and '%'.
+TEST(UriTest, TargetUriComponents) {
+  struct Case {
+    std::string in;
+    Uri want;
+  };
+  const Case kCases[] = {
+      {"xds:///[fe80::1]:443",
+       {"xds", true, "", "/[fe80::1]:443", false, "", false, ""}},
+      {"xds:///svc name", {"xds", true, "", "/svc name", false, "", false, ""}},
+      {"xds:///50%off", {"xds", true, "", "/50%off", false, "", false, ""}},
+      {"xds://a b/c\"d", {"xds", true, "a b", "/c\"d", false, "", false, ""}},
+      {std::string("xds:a\0\xff", 7),
+       {"xds", false, "", std::string("a\0\xff", 3), false, "", false, ""}},
+      {"xds:a?b%zz#c%", {"xds", false, "", "a", true, "b%zz", true, "c%"}},
+      {"xds:a#", {"xds", false, "", "a", false, "", true, ""}},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.in);
+    auto uri = ParseTargetUri(c.in);
+    ASSERT_TRUE(uri.ok()) << uri.status();
+    EXPECT_EQ(*uri, c.want);
+    EXPECT_EQ(ParseTargetUri(uri->ToString()).value(), *uri);
+  }
+}
+
+TEST(UriTest, TargetUriErrors) {
+  struct Case {
+    const char* in;
+    const char* error;
+  };
+  const Case kCases[] = {
+      {"svc", "invalid uri: missing scheme; expected scheme \":\" ..."},
+      {"1x:y", "invalid uri: scheme must start with a letter"},
+      {"xds:a?",
+       "invalid uri: empty query at offset 6; expected text after '?'"},
+      {"xds:a?b c",
+       "invalid uri: byte 0x20 at offset 7 not allowed in query; expected "
+       "RFC 3986 query characters or '%'"},
+      {"xds:a#b#",
+       "invalid uri: byte 0x23 at offset 7 not allowed in fragment; expected "
+       "RFC 3986 fragment characters or '%'"},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.in);
+    EXPECT_EQ(ParseTargetUri(c.in).status().message(), c.error);
+  }
+}
+
 }  // namespace
 }  // namespace xdsfed

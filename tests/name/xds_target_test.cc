@@ -33,10 +33,21 @@ TEST(XdsTargetTest, Parse) {
       {"xds://a.com/grpc/client/svc", "a.com", "grpc/client/svc",
        "grpc%2Fclient%2Fsvc"},
       {"xds:a/b", std::nullopt, "a/b", "a%2Fb"},
-      {"xds:///svc/", std::nullopt, "svc/", "svc%2F"},
       // Components are decoded; the data-plane authority is re-encoded.
       {"xds://a%2Eb/my%20svc", "a.b", "my svc", "my%20svc"},
       {"XDS:svc:443", std::nullopt, "svc:443", "svc:443"},
+      // Issue 14 §1: what gRPC C-core accepts. Authority and path are not
+      // policed; a '%' without two hex digits is a literal '%'.
+      {"xds:///[fe80::1]:443", std::nullopt, "[fe80::1]:443", "[fe80::1]:443"},
+      {"xds:///[::1]:8080", std::nullopt, "[::1]:8080", "[::1]:8080"},
+      {"xds:///svc name", std::nullopt, "svc name", "svc%20name"},
+      {"xds:///50%off", std::nullopt, "50%off", "50%25off"},
+      {"xds:///a%zz", std::nullopt, "a%zz", "a%25zz"},
+      {"xds:///a%", std::nullopt, "a%", "a%25"},
+      {"xds://a b/c", "a b", "c", "c"},
+      {"xds://x%2Fy/svc", "x/y", "svc", "svc"},
+      {"xds:///%5B::1%5D:80", std::nullopt, "[::1]:80", "[::1]:80"},
+      {"xds:///svc?x=1#f", std::nullopt, "svc", "svc"},
   };
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.in);
@@ -69,14 +80,22 @@ TEST(XdsTargetTest, Errors) {
       {"xds://a.com",
        "invalid xds target: empty data-plane authority; expected a "
        "non-empty path, e.g. xds:///server.example.com"},
-      {"xds:///a b",
-       "invalid xds target: invalid uri: byte 0x20 at offset 8 "
-       "not allowed in path; expected RFC 3986 path characters "
-       "or %XX"},
-      {"xds:///a%zz",
-       "invalid xds target: invalid uri: invalid "
-       "percent-encoding at offset 8: expected two hex digits "
-       "after '%'"},
+      // gRPC C-core's IsValidUri: a path ending in '/' (also once decoded).
+      {"xds:///svc/",
+       "invalid xds target: path ends with '/', which leaves no data-plane "
+       "authority (gRPC refuses it too); expected e.g. "
+       "xds:///server.example.com"},
+      {"xds:///svc%2f",
+       "invalid xds target: path ends with '/', which leaves no data-plane "
+       "authority (gRPC refuses it too); expected e.g. "
+       "xds:///server.example.com"},
+      // gRPC C-core's URI parser checks the query and the fragment.
+      {"xds:///svc?",
+       "invalid xds target: invalid uri: empty query at offset 11; expected "
+       "text after '?'"},
+      {"xds:///svc?a b",
+       "invalid xds target: invalid uri: byte 0x20 at offset 12 not allowed "
+       "in query; expected RFC 3986 query characters or '%'"},
   };
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.in);
