@@ -541,6 +541,12 @@ class FileGenerator {
       Fail(where, "track_presence is only for repeated and map fields");
       return false;
     }
+    if (r.always_emit() && (r.track_presence() || f->has_presence())) {
+      Fail(where,
+           "always_emit is not for fields with presence (optional, message, "
+           "oneof, track_presence): they write what was loaded");
+      return false;
+    }
     if (r.has_default_value() && (container || !IsScalar(fi->kind))) {
       Fail(where, "default_value is only for singular scalar and enum fields");
       return false;
@@ -915,7 +921,8 @@ class FileGenerator {
     const std::string key = CQuote(fi.json_key);
     switch (fi.shape) {
       case Shape::kPlain:
-        if (fi.rules.has_default_value() || fi.rules.required()) {
+        if (fi.rules.has_default_value() || fi.rules.required() ||
+            fi.rules.always_emit()) {
           w->L("json[", key, "] = ", ToJsonExpr(fi.kind, m), ";");
         } else {
           w->L("if (", NonZeroCondition(fi), ") {");
@@ -940,7 +947,7 @@ class FileGenerator {
         if (fi.presence) {
           w->L("if (", m, ".has_value()) {");
           container = absl::StrCat("*", m);
-        } else if (fi.rules.required()) {
+        } else if (fi.rules.required() || fi.rules.always_emit()) {
           w->L("{");
         } else {
           w->L("if (!", m, ".empty()) {");

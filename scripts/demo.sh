@@ -2,8 +2,11 @@
 # The main job: set up, build, and run `xdsfed demo`: two embedded control
 # planes serve the two authorities of the gRFC A47 "Multiple Authorities"
 # bootstrap, and an XdsClient follows Listener -> RouteConfiguration ->
-# Cluster -> ClusterLoadAssignment across both (JSON lines on stdout).
+# Cluster -> ClusterLoadAssignment across both.
+# stdout carries only the demo's JSON lines (one object per line, each with
+# "step"), so `scripts/demo.sh | jq .` works; setup, apt and build output go
+# to stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
-build/bin/xdsfed demo
+scripts/setup.sh >&2
+exec build/bin/xdsfed demo

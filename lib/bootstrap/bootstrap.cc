@@ -137,7 +137,9 @@ absl::StatusOr<std::shared_ptr<const Bootstrap>> Bootstrap::FromJsonParts(
     const Json::Value& input, bool federation,
     const std::vector<JsonMemberSpan>* authority_texts) {
   // A47: with the gate off the new fields behave as if they were not set.
-  // Only then is the input copied, to strip them.
+  // Only then is the input copied, to strip them. This is the one place the
+  // bootstrap is touched as raw JSON, on purpose: the fields must go before
+  // the generated loader sees them, so that their errors are ignored too.
   std::optional<Json::Value> stripped;
   if (!federation && input.isObject() &&
       (input.isMember("authorities") ||

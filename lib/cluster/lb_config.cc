@@ -136,51 +136,6 @@ LoadBalancingConfig MakeClusterImpl(
   return WrapImpl(std::move(impl));
 }
 
-Json::Value* Member(Json::Value* object, const char* key) {
-  if (!object->isObject() || !object->isMember(key)) return nullptr;
-  return &(*object)[key];
-}
-
-// Adds "dropCategories": [] where C-core 1.51 requires it and the generated
-// ToJson() left it out (an empty list is its zero value), walking only the
-// policy-list positions of the configs this file writes.
-void AddRequiredEmptyFields(Json::Value* list) {
-  if (!list->isArray()) return;
-  for (Json::Value& entry : *list) {
-    if (Json::Value* impl = Member(&entry, "xds_cluster_impl_experimental")) {
-      if (impl->isObject() && !impl->isMember("dropCategories")) {
-        (*impl)["dropCategories"] = Json::Value(Json::arrayValue);
-      }
-      if (Json::Value* child = Member(impl, "childPolicy")) {
-        AddRequiredEmptyFields(child);
-      }
-    } else if (Json::Value* priority =
-                   Member(&entry, "priority_experimental")) {
-      if (Json::Value* children = Member(priority, "children")) {
-        for (Json::Value& child : *children) {
-          if (Json::Value* config = Member(&child, "config")) {
-            AddRequiredEmptyFields(config);
-          }
-        }
-      }
-    } else if (Json::Value* wt =
-                   Member(&entry, "weighted_target_experimental")) {
-      if (Json::Value* targets = Member(wt, "targets")) {
-        for (Json::Value& target : *targets) {
-          if (Json::Value* child = Member(&target, "childPolicy")) {
-            AddRequiredEmptyFields(child);
-          }
-        }
-      }
-    } else if (Json::Value* resolver =
-                   Member(&entry, "xds_cluster_resolver_experimental")) {
-      if (Json::Value* policy = Member(resolver, "xdsLbPolicy")) {
-        AddRequiredEmptyFields(policy);
-      }
-    }
-  }
-}
-
 // The JSON key of the policy set in `policy`, or "" when none is (a policy
 // this schema does not know).
 absl::string_view PolicyName(const LoadBalancingConfig& policy) {
@@ -446,7 +401,6 @@ LoadBalancingConfig WrapPolicy(schema::PriorityLbConfig c) {
 Json::Value ServiceConfigJson(const LoadBalancingConfig& policy) {
   Json::Value list(Json::arrayValue);
   list.append(policy.ToJson());
-  AddRequiredEmptyFields(&list);
   return list;
 }
 

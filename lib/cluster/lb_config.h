@@ -148,9 +148,8 @@ schema::LoadBalancingConfig WrapPolicy(schema::XdsClusterResolverLbConfig c);
 schema::LoadBalancingConfig WrapPolicy(schema::PriorityLbConfig c);
 
 // The service-config JSON of a policy list: [ policy.ToJson() ]. Every
-// xds_cluster_impl_experimental config in it gets "dropCategories": [] when
-// it has none, since C-core 1.51 requires that field; the generated loader
-// reads the array back as an empty list.
+// xds_cluster_impl_experimental config in it has "dropCategories", [] when
+// empty, since C-core 1.51 requires that field (the schema's always_emit).
 Json::Value ServiceConfigJson(const schema::LoadBalancingConfig& policy);
 
 // Loads a policy list (e.g. ServiceConfigJson's output) with the generated

@@ -8,11 +8,25 @@
 set -u
 . "$(dirname "$0")/cli_test_lib.sh"
 
-out=$("$xdsfed" demo 2>&1)
+stdout_file=$(mktemp)
+trap 'rm -f "$stdout_file"' EXIT
+"$xdsfed" demo >"$stdout_file" 2>/dev/null
 rc=$?
+out=$(cat "$stdout_file")
 if [ "$rc" != 0 ]; then
   echo "FAIL demo: exit $rc: $out"
   failures=$((failures + 1))
+fi
+
+# Issue 14 §2: stdout is JSON lines only, each a step (so that
+# `scripts/demo.sh 2>/dev/null | jq -c .step` prints only steps).
+not_steps=$(printf '%s\n' "$out" | grep -cv '^{.*"step":"[a-z_]*".*}$')
+if [ "$not_steps" != 0 ]; then
+  echo "FAIL stdout lines that are not step objects: $not_steps"
+  printf '%s\n' "$out" | grep -v '^{.*"step":"[a-z_]*".*}$' | head -3
+  failures=$((failures + 1))
+else
+  echo "ok   stdout is step lines only"
 fi
 
 # expect_lines NAME COUNT_AT_LEAST SUBSTRING: lines of the output containing it

@@ -172,7 +172,10 @@ TEST(GeneratedLoaderTest, Containers) {
   ASSERT_TRUE(empty.tracked.has_value());
   EXPECT_TRUE(empty.tracked->empty());
   EXPECT_TRUE(absent != empty);
-  EXPECT_EQ(JsonToString(empty.ToJson()), R"({"req_list":[],"tracked":[]})");
+  // always_emit: written even when empty (issue 14 §2, dropCategories).
+  EXPECT_EQ(JsonToString(empty.ToJson()),
+            R"({"emitted":[],"req_list":[],"tracked":[]})");
+  EXPECT_EQ(MustParse<Containers>(JsonToString(empty.ToJson())), empty);
 }
 
 TEST(GeneratedLoaderTest, NestedMessages) {

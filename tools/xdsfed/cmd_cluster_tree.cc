@@ -2,7 +2,9 @@
 // ROOT as a channel would resolve it from the Clusters of a snapshot file
 // (../shared/CLI.md): the ordered discovery mechanisms and the
 // xds_cluster_resolver_experimental config, or the error the channel would
-// report. A snapshot is complete, so a Cluster it lacks does not exist.
+// report. A snapshot is complete, so a Cluster it lacks does not exist. A
+// tree with `lrs_server: self` needs a bootstrap to name that server: without
+// one the command prints the mechanisms, says so, and exits 2.
 //
 //   {"valid":true,"root":"A","clusters":["A","B","C","D","E"],
 //    "discovery_mechanisms":[{"cluster":"B","type":"EDS",...},...],
@@ -102,12 +104,32 @@ int RunClusterTree(Context& context) {
   out["clusters"] = watched;
   if (tree.ok()) {
     // `lrs_server: self` means the server the Cluster came from; with a
-    // bootstrap at hand that is a concrete server, else it stays unset.
+    // bootstrap at hand that is a concrete server, else there is no config.
     std::shared_ptr<const Bootstrap> bootstrap;
     if (auto loaded = LoadBootstrap(context); loaded.ok()) bootstrap = *loaded;
     std::vector<cluster::ResolvedMechanism> mechanisms =
         WithoutEndpoints(tree.mechanisms, bootstrap.get());
     out["discovery_mechanisms"] = MechanismsToJson(mechanisms);
+    // A config without lrsLoadReportingServer turns load reporting off, so
+    // a `self` that names no server must not give one (issue 14 §2).
+    for (const cluster::ResolvedMechanism& m : mechanisms) {
+      if (!m.mechanism.lrs_load_reporting_server_is_self ||
+          m.lrs_server.has_value()) {
+        continue;
+      }
+      const std::string error = absl::StrCat(
+          "cluster \"", m.mechanism.cluster,
+          "\" sets lrs_server: self (report load to the server the Cluster "
+          "came from), which only a bootstrap names: ",
+          bootstrap == nullptr
+              ? "give one (--bootstrap FILE, --bootstrap-json TEXT, "
+                "GRPC_XDS_BOOTSTRAP) to generate the LB config"
+              : "the bootstrap has no server for that name");
+      out["valid"] = false;
+      out["error"] = error;
+      PrintJson(out);
+      return UsageError(error);
+    }
     out["lb_config"] = ResolverConfigJson(mechanisms);
   }
   PrintJson(out);
