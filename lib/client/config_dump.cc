@@ -50,5 +50,31 @@ Json::Value DumpCache(
   return out;
 }
 
+std::vector<ResourceStatus> CacheStatus(
+    const cache::ResourceCache& cache,
+    const std::vector<const resources::ResourceType*>& types) {
+  std::vector<ResourceStatus> out;
+  cache.ForEach([&](const cache::Entry& e) {
+    const resources::ResourceType* type =
+        e.type() < types.size() ? types[e.type()] : nullptr;
+    if (type == nullptr) return;
+    ResourceStatus& r = out.emplace_back();
+    if (!e.old_style()) {
+      r.authority = std::string(cache.AuthorityName(e.authority()));
+    }
+    r.type_url = std::string(type->type_url());
+    r.name = std::string(e.name());
+    r.state = e.state();
+    r.version = std::string(e.version());
+    r.update_time = e.update_time();
+    if (e.state() == cache::State::kNacked) {
+      r.error_version = std::string(e.error_version());
+      r.error_time = e.error_time();
+      r.error = e.error().ToString();
+    }
+  });
+  return out;
+}
+
 }  // namespace client
 }  // namespace xdsfed

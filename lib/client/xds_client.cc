@@ -74,6 +74,7 @@ class XdsClient::Impl : public std::enable_shared_from_this<Impl> {
                 std::shared_ptr<Watcher> watcher);
   void CancelWatch(WatchId id);
   Json::Value DumpConfig() const;
+  std::vector<ResourceStatus> ResourceStatuses() const;
   std::vector<std::string> ChannelServerUris() const;
   absl::StatusOr<std::shared_ptr<XdsTransport>> SharedTransport(
       const XdsServerConfig& server);
@@ -950,6 +951,11 @@ Json::Value XdsClient::Impl::DumpConfig() const {
   return DumpCache(cache_, types_);
 }
 
+std::vector<ResourceStatus> XdsClient::Impl::ResourceStatuses() const {
+  MutexLock lock(&mu_);
+  return CacheStatus(cache_, types_);
+}
+
 std::vector<std::string> XdsClient::Impl::ChannelServerUris() const {
   MutexLock lock(&mu_);
   std::vector<std::string> uris;
@@ -1052,6 +1058,10 @@ WatchId XdsClient::Watch(const resources::ResourceType& type,
 void XdsClient::CancelWatch(WatchId id) { impl_->CancelWatch(id); }
 
 Json::Value XdsClient::DumpConfig() const { return impl_->DumpConfig(); }
+
+std::vector<ResourceStatus> XdsClient::ResourceStatuses() const {
+  return impl_->ResourceStatuses();
+}
 
 std::vector<std::string> XdsClient::ChannelServerUris() const {
   return impl_->ChannelServerUris();

@@ -47,6 +47,7 @@
 #include "json/json.h"
 #include "lib/bootstrap/bootstrap.h"
 #include "lib/client/backoff.h"
+#include "lib/client/config_dump.h"
 #include "lib/client/timer.h"
 #include "lib/client/xds_transport.h"
 #include "lib/resources/resource_type.h"
@@ -127,6 +128,8 @@ class XdsClient {
   // {authority (null for old-style names), type (type URL), name,
   // client_status, version, update_time, error?, resource?}.
   Json::Value DumpConfig() const;
+  // The same, typed and without values: what CSDS reports (lib/admin).
+  std::vector<ResourceStatus> ResourceStatuses() const;
 
   // For tests: the server URI of every open channel, sorted.
   std::vector<std::string> ChannelServerUris() const;

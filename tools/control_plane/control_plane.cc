@@ -35,9 +35,11 @@
 #include "envoy/service/load_stats/v3/lrs.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/grpcpp.h"
+#include "lib/admin/csds_service.h"
 #include "lib/base/file_reader.h"
 #include "lib/json/json_reader.h"
 #include "lib/name/resource_name.h"
+#include "tools/control_plane/client_status.h"
 
 namespace xdsfed::control_plane {
 namespace {
@@ -157,11 +159,18 @@ class ControlPlane::Impl {
 
   std::unique_ptr<AdsService> ads_service_;
   std::unique_ptr<LrsService> lrs_service_;
+  std::unique_ptr<grpc::Service> csds_service_;
   std::unique_ptr<grpc::Server> server_;
   std::thread poller_;
 
  private:
   void PollSnapshotFile(FileState last);
+
+ public:
+  // CSDS: one ClientConfig per open ADS stream, oldest first.
+  std::vector<envoy::service::status::v3::ClientConfig> ClientConfigs() const;
+
+ private:
   void WriteLogLineLocked(const Json::Value& line)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
@@ -426,6 +435,7 @@ class ControlPlane::Impl::AdsStream
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(cp_->mu_) {
     if (node_id_.empty() && request.has_node()) node_id_ = request.node().id();
     cp_->LogLocked(&cp_->requests_, ToJsonLocked(request));
+    client_status_.OnRequest(request, received_at_);
     if (!request.response_nonce().empty()) {
       AdsResponseTiming* t = cp_->FindTimingLocked(request.response_nonce());
       if (t != nullptr && !t->answered.has_value()) {
@@ -502,6 +512,18 @@ class ControlPlane::Impl::AdsStream
   DiscoveryResponse BuildResponseLocked(const std::string& type_url,
                                         Subscription* subscription)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(cp_->mu_) {
+    std::vector<std::string> names;
+    DiscoveryResponse response =
+        BuildResponseLocked(type_url, subscription, &names);
+    client_status_.OnResponse(type_url, response.nonce(),
+                              response.version_info(), names);
+    return response;
+  }
+
+  DiscoveryResponse BuildResponseLocked(const std::string& type_url,
+                                        Subscription* subscription,
+                                        std::vector<std::string>* names)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(cp_->mu_) {
     const IndexedSnapshot& snapshot = *cp_->snapshot_;
     DiscoveryResponse response;
     response.set_version_info(snapshot.snapshot.version);
@@ -518,6 +540,7 @@ class ControlPlane::Impl::AdsStream
     auto type_it = snapshot.by_key.find(TypeNameOf(type_url));
     if (type_it == snapshot.by_key.end()) return response;
     auto add = [&](const IndexedSnapshot::Entry& entry) {
+      names->push_back(*entry.name);
       google::protobuf::Any* any = response.add_resources();
       if (!cp_->options_.wrap_resources) {
         any->set_type_url(entry.resource->type_url);
@@ -592,6 +615,23 @@ class ControlPlane::Impl::AdsStream
 
   std::string node_id_ ABSL_GUARDED_BY(cp_->mu_);
   std::map<std::string, Subscription> subscriptions_ ABSL_GUARDED_BY(cp_->mu_);
+  AdsClientStatus client_status_ ABSL_GUARDED_BY(cp_->mu_){
+      [](const std::string& name) { return MatchKey(name); }};
+
+ public:
+  int64_t IdLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(cp_->mu_) {
+    return id_;
+  }
+  envoy::service::status::v3::ClientConfig ClientConfigLocked() const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(cp_->mu_) {
+    const IndexedSnapshot& snapshot = *cp_->snapshot_;
+    return client_status_.ToClientConfig(
+        [&](const std::string& type_url, const std::string& name) {
+          auto type = snapshot.by_key.find(TypeNameOf(type_url));
+          return type != snapshot.by_key.end() &&
+                 type->second.count(MatchKey(name)) > 0;
+        });
+  }
 };
 
 class ControlPlane::Impl::LrsStream
@@ -714,6 +754,8 @@ absl::StatusOr<int> ControlPlane::Impl::Start() {
                            &port);
   builder.RegisterService(ads_service_.get());
   builder.RegisterService(lrs_service_.get());
+  csds_service_ =
+      admin::AddCsdsService(builder, [this] { return ClientConfigs(); });
   server_ = builder.BuildAndStart();
   if (server_ == nullptr || port == 0) {
     server_.reset();
@@ -724,6 +766,28 @@ absl::StatusOr<int> ControlPlane::Impl::Start() {
     poller_ = std::thread([this, file_state] { PollSnapshotFile(file_state); });
   }
   return port;
+}
+
+std::vector<envoy::service::status::v3::ClientConfig>
+ControlPlane::Impl::ClientConfigs() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::pair<int64_t, const AdsStream*>> streams;
+  for (const AdsStream* stream : ads_streams_) {
+    stream->AssertServerLockHeld();
+    streams.emplace_back(stream->IdLocked(), stream);
+  }
+  std::sort(streams.begin(), streams.end());
+  std::vector<envoy::service::status::v3::ClientConfig> out;
+  for (const auto& [id, stream] : streams) {
+    stream->AssertServerLockHeld();
+    out.push_back(stream->ClientConfigLocked());
+  }
+  return out;
+}
+
+std::vector<envoy::service::status::v3::ClientConfig>
+ControlPlane::ClientConfigs() const {
+  return impl_->ClientConfigs();
 }
 
 void ControlPlane::Impl::PollSnapshotFile(FileState last) {

@@ -28,6 +28,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "envoy/service/status/v3/csds.pb.h"
 #include "json/json.h"
 
 namespace google::protobuf {
@@ -170,6 +171,12 @@ class ControlPlane {
   };
   // The last Options::history_limit ADS responses built, oldest first.
   std::vector<AdsResponseTiming> AdsResponseTimings() const;
+
+  // The management server's CSDS view (also served as
+  // envoy.service.status.v3.ClientStatusDiscoveryService on the same port):
+  // one ClientConfig per open ADS stream, oldest first, per resource what
+  // was sent and whether the client ACKed or NACKed it (client_status.h).
+  std::vector<envoy::service::status::v3::ClientConfig> ClientConfigs() const;
 
   // Block until `done` holds for the log, or the timeout; returns whether it
   // held. `done` runs under the server's lock: keep it quick.

@@ -2,8 +2,9 @@
 // --server-listen HOST:PORT | TYPE:NAME...)`: a real XdsClient against the
 // bootstrap's servers, printing one JSON line per watcher event
 // (../shared/CLI.md); with --target also one "cluster_tree" line per update
-// of each root cluster's A37 tree. Exit status: 0 if no event was an error
-// (or a failed tree), else 1.
+// of each root cluster's A37 tree. With --csds-listen HOST:PORT the client
+// also serves CSDS there (first line: {"event":"csds","listening":...}).
+// Exit status: 0 if no event was an error (or a failed tree), else 1.
 #include <signal.h>
 
 #include <atomic>
@@ -15,6 +16,8 @@
 #include <vector>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "lib/admin/csds_service.h"
 #include "lib/bootstrap/target_resolver.h"
 #include "lib/client/xds_client.h"
 #include "lib/client/xds_client_cluster_source.h"
@@ -31,8 +34,9 @@ namespace xdsfed::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: xdsfed watch [--timeout SECONDS] [--quiet] (--target XDS_TARGET "
-    "| --server-listen HOST:PORT | TYPE:NAME...)";
+    "usage: xdsfed watch [--timeout SECONDS] [--quiet] [--csds-listen "
+    "HOST:PORT] (--target XDS_TARGET | --server-listen HOST:PORT | "
+    "TYPE:NAME...)";
 
 // Waits for SIGINT / SIGTERM or the timeout (negative: none). The signals
 // must already be blocked in every thread (see RunWatch).
@@ -58,6 +62,8 @@ int RunWatch(Context& context) {
       TakeFlag(&context.args, "--target", &missing);
   std::optional<std::string> server_listen =
       TakeFlag(&context.args, "--server-listen", &missing);
+  std::optional<std::string> csds_listen =
+      TakeFlag(&context.args, "--csds-listen", &missing);
   const bool quiet = TakeSwitch(&context.args, "--quiet");
   if (missing) return UsageError(kUsage);
   double timeout_seconds = -1;
@@ -124,6 +130,20 @@ int RunWatch(Context& context) {
   if (!client.ok()) {
     PrintJson(InvalidResult(client.status().message()));
     return kExitInvalid;
+  }
+  std::unique_ptr<admin::CsdsServer> csds;
+  if (csds_listen.has_value()) {
+    auto started = admin::CsdsServer::Start(
+        *csds_listen,
+        admin::XdsClientSource(*client, target.has_value() ? *target : ""));
+    if (!started.ok()) return UsageError(started.status().message());
+    csds = *std::move(started);
+    const std::string host = csds_listen->substr(0, csds_listen->rfind(':'));
+    Json::Value line(Json::objectValue);
+    line["valid"] = true;
+    line["event"] = "csds";
+    line["listening"] = absl::StrCat(host, ":", csds->port());
+    PrintJson(line);
   }
   std::atomic<bool> any_error{false};
   {
