@@ -1,6 +1,7 @@
 #include "lib/admin/csds_client.h"
 
 #include <chrono>
+#include <type_traits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
