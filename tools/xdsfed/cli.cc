@@ -1,6 +1,7 @@
 #include "tools/xdsfed/cli.h"
 
 #include <algorithm>
+#include <exception>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -161,5 +162,14 @@ int main(int argc, char** argv) {
     return PrintUsage(std::cerr);
   }
   context.args.assign(args.begin() + 1, args.end());
-  return it->second.fn(context);
+  // The library returns statuses and never throws; this is the last fence
+  // for anything that still would (an allocation failure, a missed jsoncpp
+  // call): one JSON line and exit 2 instead of an abort.
+  try {
+    return it->second.fn(context);
+  } catch (const std::exception& e) {
+    return ReportIoError(absl::StrCat("internal error: ", e.what()));
+  } catch (...) {
+    return ReportIoError("internal error: unknown exception");
+  }
 }
