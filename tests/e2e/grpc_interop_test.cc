@@ -11,11 +11,14 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/substitute.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
+#include "lib/bootstrap/bootstrap.h"
+#include "lib/bootstrap/target_resolver.h"
 #include "tools/control_plane/control_plane.h"
 #include "tools/control_plane/echo_backend.h"
 
@@ -190,6 +193,61 @@ TEST(GrpcInteropTest, FederatedChainAcrossTwoControlPlanes) {
   // Each authority's resources were fetched from its own server.
   EXPECT_EQ(TypesRequested(cp_a), (std::set<std::string>{kLds, kRds}));
   EXPECT_EQ(TypesRequested(cp_b), (std::set<std::string>{kCds, kEds}));
+}
+
+// Issue 14 §1: for targets gRPC C-core accepts though they are not strict
+// RFC 3986, the Listener gRPC 1.51 subscribes to is the one
+// ResolveXdsTarget gives, in both template families.
+void ExpectCCoreListenerNames(bool xdstp_template) {
+  auto cp = StartControlPlane(R"({"version":"1","resources":{}})");
+  ASSERT_NE(cp.server, nullptr);
+  const std::string bootstrap = absl::StrCat(
+      R"({"xds_servers":[)", ServerJson(cp.port),
+      R"(],"node":{"id":"xdsfed-interop"})",
+      xdstp_template
+          ? R"(,"client_default_listener_resource_name_template":)"
+            R"("xdstp://a.example/envoy.config.listener.v3.Listener/%s",)"
+            R"("authorities":{"a.example":{}})"
+          : "",
+      "}");
+  setenv("GRPC_XDS_BOOTSTRAP_CONFIG", bootstrap.c_str(), 1);
+  setenv("GRPC_EXPERIMENTAL_XDS_FEDERATION", "true", 1);
+  auto ours = Bootstrap::Parse(bootstrap, /*federation=*/true);
+  ASSERT_TRUE(ours.ok()) << ours.status();
+
+  std::set<std::string> want;
+  std::vector<std::shared_ptr<grpc::Channel>> channels;
+  for (const char* target : {"xds:///[fe80::1]:443", "xds:///svc name",
+                             "xds:///50%off", "xds:///[::1]:8080"}) {
+    auto resolved = ResolveXdsTarget(**ours, target);
+    ASSERT_TRUE(resolved.ok()) << target << ": " << resolved.status();
+    want.insert(resolved->listener_resource_name);
+    channels.push_back(
+        grpc::CreateChannel(target, grpc::InsecureChannelCredentials()));
+    channels.back()->GetState(/*try_to_connect=*/true);  // starts resolving
+  }
+  std::set<std::string> got;
+  cp.server->WaitForRequests(
+      [&](const std::vector<Json::Value>& log) {
+        got.clear();
+        for (const Json::Value& request : log) {
+          if (request["type_url"].asString() != kLds) continue;
+          for (const Json::Value& name : request["resource_names"]) {
+            got.insert(name.asString());
+          }
+        }
+        return got.size() >= want.size();
+      },
+      absl::Seconds(30));
+  EXPECT_EQ(got, want);
+}
+
+TEST(GrpcInteropTest, TargetsCCoreAcceptsXdstpTemplate) {
+  ExpectCCoreListenerNames(/*xdstp_template=*/true);
+}
+
+TEST(GrpcInteropTest, TargetsCCoreAcceptsOldStyleTemplate) {
+  ExpectCCoreListenerNames(/*xdstp_template=*/false);
 }
 
 }  // namespace
