@@ -819,6 +819,41 @@ TEST(XdsClientTest, ConfigDump) {
   EXPECT_FALSE(dump[1].isMember("resource"));
 }
 
+// What CSDS reports (lib/admin): per resource its authority, type, name,
+// state, version, last update and, once NACKed, the NACKed version, when and
+// why (issue 14 §3).
+TEST(XdsClientTest, ResourceStatusesForCsds) {
+  Harness h;
+  h.Watch(FakeListenerType(), "l1");
+  h.Watch(FakeListenerType(), absl::StrCat(kLdsA, "x"));
+  FakeCall* ads = h.factory->Call(0);
+  ads->Respond(MakeResponse(kLdsUrl, "v1", "n1", {{"l1", "x"}}));
+  std::vector<client::ResourceStatus> statuses = h.client->ResourceStatuses();
+  ASSERT_EQ(statuses.size(), 2u);
+  EXPECT_EQ(statuses[0].authority, std::nullopt);
+  EXPECT_EQ(statuses[0].type_url, kLdsUrl);
+  EXPECT_EQ(statuses[0].name, "l1");
+  EXPECT_EQ(statuses[0].state, cache::State::kAcked);
+  EXPECT_EQ(statuses[0].version, "v1");
+  EXPECT_NE(statuses[0].update_time, absl::InfinitePast());
+  EXPECT_EQ(statuses[0].error, "");
+  EXPECT_EQ(statuses[1].authority, "a.com");
+  EXPECT_EQ(statuses[1].state, cache::State::kRequested);
+  EXPECT_EQ(statuses[1].update_time, absl::InfinitePast());
+
+  ads->Respond(MakeResponse(kLdsUrl, "v2", "n2", {{"l1", "y", true}}));
+  statuses = h.client->ResourceStatuses();
+  ASSERT_EQ(statuses.size(), 2u);
+  EXPECT_EQ(statuses[0].state, cache::State::kNacked);
+  EXPECT_EQ(statuses[0].version, "v1");  // the value held is still v1's
+  EXPECT_EQ(statuses[0].error_version, "v2");
+  EXPECT_NE(statuses[0].error_time, absl::InfinitePast());
+  EXPECT_FALSE(statuses[0].error.empty());
+  // The same facts as the JSON dump.
+  Json::Value dump = h.client->DumpConfig();
+  EXPECT_EQ(dump[0]["error"]["message"].asString(), statuses[0].error);
+}
+
 TEST(XdsClientTest, ConcurrentWatchAndCancel) {
   // Thread safety (runs under TSan too): watchers come and go on several
   // threads while responses arrive; every callback happens outside the lock
