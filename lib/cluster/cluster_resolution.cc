@@ -136,13 +136,28 @@ void ClusterResolution::Stop() {
 
 void ClusterResolution::RequestReresolution() {
   Post([this] {
+    for (const auto& state : mechanisms_) ReresolveDns(state.get());
+  });
+}
+
+void ClusterResolution::RequestReresolution(std::string cluster) {
+  Post([this, cluster = std::move(cluster)] {
     for (const auto& state : mechanisms_) {
-      if (state->current.mechanism.type ==
-          DiscoveryMechanism::Type::kLogicalDns) {
-        StartDns(state.get());
+      if (state->current.mechanism.cluster == cluster) {
+        ReresolveDns(state.get());
       }
     }
   });
+}
+
+void ClusterResolution::ReresolveDns(MechanismState* state) {
+  // EDS: ignore_reresolution_requests (A37). In flight: its answer is as
+  // fresh as a new one. Retry timer pending: it is the earliest next query.
+  if (state->current.mechanism.type != DiscoveryMechanism::Type::kLogicalDns ||
+      state->dns_query != 0 || state->dns_retry != 0) {
+    return;
+  }
+  StartDns(state);
 }
 
 void ClusterResolution::CancelAll() {
@@ -344,11 +359,12 @@ void ClusterResolution::StartMechanism(MechanismState* state) {
 }
 
 void ClusterResolution::StartDns(MechanismState* state) {
-  by_token_.erase(state->token);
-  state->token = next_token_++;
-  by_token_[state->token] = state;
+  if (state->token == 0) {
+    state->token = next_token_++;
+    by_token_[state->token] = state;
+  }
   std::weak_ptr<ClusterResolution> weak = weak_from_this();
-  options_.dns_resolver->Resolve(
+  state->dns_query = options_.dns_resolver->Resolve(
       state->current.mechanism.dns_hostname,
       [weak, token = state->token](
           absl::StatusOr<std::vector<std::string>> addresses) {
@@ -364,7 +380,12 @@ void ClusterResolution::StopMechanism(MechanismState* state) {
   by_token_.erase(state->token);
   if (state->eds_handle != 0) source_->CancelWatch(state->eds_handle);
   state->eds_handle = 0;
-  // A DNS request in flight finds its token gone.
+  // The cluster went away: its query in flight and its retry go too (a
+  // late answer would also find its token gone).
+  if (state->dns_query != 0) options_.dns_resolver->Cancel(state->dns_query);
+  state->dns_query = 0;
+  if (state->dns_retry != 0) options_.retry_timer->Cancel(state->dns_retry);
+  state->dns_retry = 0;
 }
 
 ClusterResolution::MechanismState* ClusterResolution::FindMechanism(
@@ -418,20 +439,45 @@ void ClusterResolution::OnDnsResult(
     uint64_t token, absl::StatusOr<std::vector<std::string>> addresses) {
   MechanismState* state = FindMechanism(token);
   if (state == nullptr) return;
+  state->dns_query = 0;
+  if (!state->dns_backoff.has_value()) {
+    state->dns_backoff.emplace(options_.dns_backoff,
+                               options_.dns_jitter_seed + token);
+  }
   if (!addresses.ok()) {
     state->last_error = addresses.status();
+    // Retry with backoff, as gRPC's DNS resolver does; a malformed name
+    // will not get better (a new CDS update brings a new mechanism).
+    if (options_.retry_timer != nullptr &&
+        addresses.status().code() != absl::StatusCode::kInvalidArgument) {
+      std::weak_ptr<ClusterResolution> weak = weak_from_this();
+      state->dns_retry = options_.retry_timer->RunAfter(
+          state->dns_backoff->NextDelay(), [weak, token] {
+            if (auto o = weak.lock()) {
+              o->Post([o, token] { o->OnDnsRetryTimer(token); });
+            }
+          });
+    }
     if (state->reported) return;  // keep the last addresses
     state->current.endpoints = nullptr;
     MarkReported(state);
     MaybeReportConfig();
     return;
   }
+  state->dns_backoff->Reset();
   // A37: every address in one priority and one locality with empty fields.
   state->current.endpoints =
       EndpointsFromDnsAddresses(state->current.mechanism.cluster, *addresses);
   state->last_error = absl::OkStatus();
   MarkReported(state);
   MaybeReportConfig();
+}
+
+void ClusterResolution::OnDnsRetryTimer(uint64_t token) {
+  MechanismState* state = FindMechanism(token);
+  if (state == nullptr || state->dns_retry == 0) return;
+  state->dns_retry = 0;
+  StartDns(state);
 }
 
 void ClusterResolution::MaybeReportConfig() {
@@ -446,6 +492,7 @@ void ClusterResolution::MaybeReportConfig() {
     update.mechanism_errors.push_back(state->last_error);
   }
   update.clusters = tree_clusters_;
+  update.cluster_resources = TreeResources();
   dirty_ = false;
   reported_config_ = true;
   last_error_reported_.clear();
@@ -462,7 +509,19 @@ void ClusterResolution::ReportError(absl::Status status) {
   Update update;
   update.status = std::move(status);
   update.clusters = tree_clusters_;
+  update.cluster_resources = TreeResources();
   Report(std::move(update));
+}
+
+std::vector<std::shared_ptr<const resources::ClusterResource>>
+ClusterResolution::TreeResources() const {
+  std::vector<std::shared_ptr<const resources::ClusterResource>> out;
+  out.reserve(tree_clusters_.size());
+  for (const std::string& name : tree_clusters_) {
+    auto it = clusters_.find(name);
+    out.push_back(it == clusters_.end() ? nullptr : it->second.value);
+  }
+  return out;
 }
 
 void ClusterResolution::Report(Update update) {

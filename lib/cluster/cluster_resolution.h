@@ -59,6 +59,11 @@ class ClusterResolution
     // Expands `lrs_server: self` to the server each cluster came from
     // (A47 §LRS Server Representation); without it no LRS server is set.
     std::shared_ptr<const Bootstrap> bootstrap;
+    // Runs the retry after a failed DNS resolution (backoff below); null:
+    // a failed name is resolved again only on RequestReresolution().
+    std::shared_ptr<RetryTimer> retry_timer;
+    DnsBackoffOptions dns_backoff;
+    uint64_t dns_jitter_seed = 0;
   };
 
   struct Update {
@@ -71,8 +76,11 @@ class ClusterResolution
     std::vector<ResolvedMechanism> mechanisms;
     // Per mechanism, its last error (kept for display), or OK.
     std::vector<absl::Status> mechanism_errors;
-    // Every cluster of the tree (the CDS watches kept), root first.
+    // Every cluster of the tree (the CDS watches kept), root first, and
+    // the resource of each (null while pending or if it does not exist).
     std::vector<std::string> clusters;
+    std::vector<std::shared_ptr<const resources::ClusterResource>>
+        cluster_resources;
   };
   using Callback = std::function<void(const Update& update)>;
 
@@ -89,8 +97,15 @@ class ClusterResolution
 
   // Resolves every LOGICAL_DNS mechanism again (the priority policy asks
   // for this when a DNS child's connections fail; A37 §Priority Policy
-  // Reresolution Handling keeps EDS children from asking).
+  // Reresolution Handling keeps EDS children from asking). A mechanism with
+  // a query in flight keeps it; one waiting for its retry timer after a
+  // failure waits for it (as gRPC's resolver: the backoff sets the earliest
+  // next query).
   void RequestReresolution();
+  // The same for the mechanism of one cluster of the tree (the priority
+  // child that asked): ignored for an EDS cluster, whose priority children
+  // have ignore_reresolution_requests set (A37), and for unknown names.
+  void RequestReresolution(std::string cluster);
 
   // Cancels every watch. No callback starts after it returns, and a
   // callback running on another thread has finished. May be called from
@@ -115,9 +130,13 @@ class ClusterResolution
   struct MechanismState {
     ResolvedMechanism current;
     absl::Status last_error;
-    uint64_t token = 0;  // EDS watch or DNS request generation
+    uint64_t token = 0;  // matches the EDS watch's / DNS queries' events
     ClusterDataSource::WatchHandle eds_handle = 0;
     bool reported = false;
+    // LOGICAL_DNS: the query in flight, the retry timer after a failure.
+    DnsResolver::Handle dns_query = 0;
+    RetryTimer::Handle dns_retry = 0;
+    std::optional<DnsBackoff> dns_backoff;
   };
 
   // Runs `fn` in order with every other event, if not stopped.
@@ -136,6 +155,8 @@ class ClusterResolution
   void OnEndpointsDoesNotExist(uint64_t token);
   void OnDnsResult(uint64_t token,
                    absl::StatusOr<std::vector<std::string>> addresses);
+  void OnDnsRetryTimer(uint64_t token);
+  void ReresolveDns(MechanismState* state);
   void Recompute();
   void SetMechanisms(const std::vector<DiscoveryMechanism>& mechanisms);
   void StartMechanism(MechanismState* state);
@@ -145,6 +166,8 @@ class ClusterResolution
   void MarkReported(MechanismState* state);
   void MaybeReportConfig();
   void ReportError(absl::Status status);
+  std::vector<std::shared_ptr<const resources::ClusterResource>> TreeResources()
+      const;
   void Report(Update update);
   std::optional<XdsServerConfig> LrsServerFor(
       const DiscoveryMechanism& mechanism) const;

@@ -6,9 +6,11 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <deque>
 #include <thread>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
@@ -16,6 +18,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "lib/base/mutex.h"
 
 namespace xdsfed {
 namespace cluster {
@@ -64,16 +67,91 @@ absl::StatusOr<std::vector<std::string>> ResolveBlocking(
   return addresses;
 }
 
+// The queue and the queries being resolved, shared with the worker threads
+// (which outlive the resolver if a getaddrinfo() is slow).
+struct PoolState {
+  struct Query {
+    DnsResolver::Handle handle;
+    std::string host_port;
+    DnsResolver::Callback done;
+  };
+  Mutex mu;
+  std::deque<Query> queue ABSL_GUARDED_BY(mu);
+  // Callbacks of the queries a worker is resolving, until it takes them.
+  absl::flat_hash_map<DnsResolver::Handle, DnsResolver::Callback> running
+      ABSL_GUARDED_BY(mu);
+  int workers ABSL_GUARDED_BY(mu) = 0;
+  DnsResolver::Handle next_handle ABSL_GUARDED_BY(mu) = 1;
+};
+
+void Work(const std::shared_ptr<PoolState>& state) {
+  for (;;) {
+    PoolState::Query query;
+    {
+      MutexLock lock(&state->mu);
+      if (state->queue.empty()) {
+        --state->workers;
+        return;
+      }
+      query = std::move(state->queue.front());
+      state->queue.pop_front();
+      state->running.emplace(query.handle, std::move(query.done));
+    }
+    absl::StatusOr<std::vector<std::string>> result =
+        ResolveBlocking(query.host_port);
+    DnsResolver::Callback done;
+    {
+      MutexLock lock(&state->mu);
+      auto it = state->running.find(query.handle);
+      if (it != state->running.end()) {
+        done = std::move(it->second);
+        state->running.erase(it);
+      }
+    }
+    // Not found: cancelled while resolving; the answer is dropped.
+    if (done) done(std::move(result));
+  }
+}
+
 class SystemResolver : public DnsResolver {
  public:
-  void Resolve(std::string host_port, Callback done) override {
+  Handle Resolve(std::string host_port, Callback done) override {
+    Handle handle;
+    bool spawn = false;
+    {
+      MutexLock lock(&state_->mu);
+      handle = state_->next_handle++;
+      state_->queue.push_back({handle, std::move(host_port), std::move(done)});
+      if (state_->workers < kSystemDnsWorkers) {
+        ++state_->workers;
+        spawn = true;
+      }
+    }
     // Detached: getaddrinfo() cannot be interrupted, and nothing must wait
-    // for it. The callback owns all the thread touches.
-    std::thread([host_port = std::move(host_port),
-                 done = std::move(done)]() mutable {
-      done(ResolveBlocking(host_port));
-    }).detach();
+    // for it. A worker exits when the queue is empty.
+    if (spawn) std::thread([state = state_] { Work(state); }).detach();
+    return handle;
   }
+
+  void Cancel(Handle handle) override {
+    Callback dropped;  // destroyed outside the lock
+    MutexLock lock(&state_->mu);
+    for (auto it = state_->queue.begin(); it != state_->queue.end(); ++it) {
+      if (it->handle == handle) {
+        dropped = std::move(it->done);
+        state_->queue.erase(it);
+        return;
+      }
+    }
+    auto it = state_->running.find(handle);
+    if (it != state_->running.end()) {
+      dropped = std::move(it->second);
+      state_->running.erase(it);
+    }
+  }
+
+ private:
+  const std::shared_ptr<PoolState> state_ = std::make_shared<PoolState>();
 };
 
 }  // namespace
@@ -115,6 +193,17 @@ absl::StatusOr<HostPort> SplitHostPort(absl::string_view host_port) {
     return bad("port must be a number in 0..65535");
   }
   return HostPort{std::string(host), static_cast<uint16_t>(port_number)};
+}
+
+absl::Duration DnsBackoff::NextDelay() {
+  if (attempts_++ == 0) {
+    current_ = options_.initial;
+    return current_;
+  }
+  current_ = std::min(current_ * options_.multiplier, options_.max);
+  const double spread = absl::ToDoubleSeconds(current_) * options_.jitter;
+  std::uniform_real_distribution<double> jitter(-spread, spread);
+  return current_ + absl::Seconds(jitter(rng_));
 }
 
 }  // namespace cluster

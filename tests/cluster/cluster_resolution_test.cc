@@ -126,20 +126,65 @@ class FakeSource : public ClusterDataSource {
 // Requests are held until the test answers them.
 class FakeDns : public DnsResolver {
  public:
-  void Resolve(std::string host_port, Callback done) override {
-    pending_.emplace_back(std::move(host_port), std::move(done));
+  Handle Resolve(std::string host_port, Callback done) override {
+    pending_.push_back({next_, std::move(host_port), std::move(done)});
+    ++queries_;
+    return next_++;
+  }
+  void Cancel(Handle handle) override {
+    for (auto it = pending_.begin(); it != pending_.end(); ++it) {
+      if (it->handle == handle) {
+        pending_.erase(it);
+        ++cancelled_;
+        return;
+      }
+    }
   }
   size_t pending() const { return pending_.size(); }
-  std::string PendingName(size_t i) const { return pending_[i].first; }
+  int queries() const { return queries_; }
+  int cancelled() const { return cancelled_; }
+  std::string PendingName(size_t i) const { return pending_[i].host_port; }
   // Answers the oldest request.
   void Answer(absl::StatusOr<std::vector<std::string>> result) {
-    auto request = std::move(pending_.front());
+    Query request = std::move(pending_.front());
     pending_.erase(pending_.begin());
-    request.second(std::move(result));
+    request.done(std::move(result));
   }
 
  private:
-  std::vector<std::pair<std::string, Callback>> pending_;
+  struct Query {
+    Handle handle;
+    std::string host_port;
+    Callback done;
+  };
+  std::vector<Query> pending_;
+  Handle next_ = 1;
+  int queries_ = 0;
+  int cancelled_ = 0;
+};
+
+// Timers the test fires by hand; records the delays asked for.
+class FakeRetryTimer : public RetryTimer {
+ public:
+  Handle RunAfter(absl::Duration delay, std::function<void()> fn) override {
+    delays_.push_back(delay);
+    timers_[next_] = std::move(fn);
+    return next_++;
+  }
+  void Cancel(Handle handle) override { timers_.erase(handle); }
+  size_t pending() const { return timers_.size(); }
+  const std::vector<absl::Duration>& delays() const { return delays_; }
+  // Runs every pending timer.
+  void FireAll() {
+    auto timers = std::move(timers_);
+    timers_.clear();
+    for (auto& [handle, fn] : timers) fn();
+  }
+
+ private:
+  std::map<Handle, std::function<void()>> timers_;
+  std::vector<absl::Duration> delays_;
+  Handle next_ = 1;
 };
 
 ClusterResource Eds(const std::string& name, const std::string& service = "") {
@@ -215,6 +260,7 @@ class ClusterResolutionTest : public ::testing::Test {
 
   std::shared_ptr<FakeSource> source_ = std::make_shared<FakeSource>();
   std::shared_ptr<FakeDns> dns_ = std::make_shared<FakeDns>();
+  std::shared_ptr<FakeRetryTimer> timer_ = std::make_shared<FakeRetryTimer>();
   std::shared_ptr<ClusterResolution> resolution_;
   std::vector<std::string> updates_;
   ClusterResolution::Update last_;
@@ -308,8 +354,88 @@ TEST_F(ClusterResolutionTest, UnreachableWatchesAreCancelled) {
   EXPECT_EQ(source_->CdsWatches(), "A,B");
   EXPECT_EQ(source_->EdsWatches(), "B");
   EXPECT_EQ(TakeUpdates(), "EDS B(10.0.0.1:80)");
-  dns_->Answer(std::vector<std::string>{"10.0.0.3:443"});
-  EXPECT_EQ(TakeUpdates(), "");
+  // Issue 11 item 3: E's query in flight was cancelled with its cluster.
+  EXPECT_EQ(dns_->pending(), 0u);
+  EXPECT_EQ(dns_->cancelled(), 1);
+}
+
+// Issue 11 item 3: after a failed resolution the name is tried again with
+// gRPC's DNS backoff (1 s, x1.6, jitter 0.2, at most 120 s); a success
+// resets it; a malformed name is not retried.
+TEST_F(ClusterResolutionTest, DnsRetriesWithBackoff) {
+  ClusterResolution::Options options;
+  options.retry_timer = timer_;
+  Start("d", options);
+  source_->Cluster(Dns("d", "flaky.example.com", 80));
+  ASSERT_EQ(dns_->pending(), 1u);
+  dns_->Answer(absl::UnavailableError("SERVFAIL"));
+  EXPECT_EQ(TakeUpdates(), "LOGICAL_DNS d(none)");
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    ASSERT_EQ(timer_->pending(), 1u) << attempt;
+    EXPECT_EQ(dns_->pending(), 0u);      // nothing until the timer fires
+    resolution_->RequestReresolution();  // the timer sets the earliest query
+    EXPECT_EQ(dns_->pending(), 0u);
+    timer_->FireAll();
+    ASSERT_EQ(dns_->pending(), 1u);
+    dns_->Answer(absl::UnavailableError("SERVFAIL"));
+  }
+  const std::vector<absl::Duration>& delays = timer_->delays();
+  ASSERT_EQ(delays.size(), 21u);
+  EXPECT_EQ(delays[0], absl::Seconds(1));
+  EXPECT_GE(delays[1], absl::Seconds(1.6 * 0.8));
+  EXPECT_LE(delays[1], absl::Seconds(1.6 * 1.2));
+  EXPECT_GE(delays[2], absl::Seconds(2.56 * 0.8));
+  EXPECT_LE(delays[2], absl::Seconds(2.56 * 1.2));
+  for (absl::Duration d : delays) EXPECT_LE(d, absl::Seconds(120 * 1.2));
+  EXPECT_GE(delays[20], absl::Seconds(120 * 0.8));  // capped at 120 s
+  // Success resets the backoff; the next failure waits 1 s again.
+  timer_->FireAll();
+  dns_->Answer(std::vector<std::string>{"10.0.0.1:80"});
+  EXPECT_EQ(TakeUpdates(), "LOGICAL_DNS d(10.0.0.1:80)");
+  EXPECT_EQ(timer_->pending(), 0u);
+  resolution_->RequestReresolution();
+  dns_->Answer(absl::UnavailableError("SERVFAIL"));
+  EXPECT_EQ(timer_->delays().back(), absl::Seconds(1));
+  EXPECT_EQ(TakeUpdates(), "");  // the last addresses stay
+  // The cluster goes away: its retry timer is cancelled.
+  source_->Cluster(Dns("d", "other.example.com", 80));
+  EXPECT_EQ(timer_->pending(), 0u);
+  EXPECT_EQ(dns_->PendingName(0), "other.example.com:80");
+  // kInvalidArgument: the name is malformed, retrying cannot help.
+  dns_->Answer(absl::InvalidArgumentError("bad DNS name"));
+  EXPECT_EQ(timer_->pending(), 0u);
+}
+
+// Re-resolution (issue 11 item 3): a query in flight is not duplicated, and
+// a request naming an EDS cluster is ignored (A37: its priority children
+// have ignore_reresolution_requests), one naming a LOGICAL_DNS cluster
+// resolves it again.
+TEST_F(ClusterResolutionTest, ReresolutionPerCluster) {
+  Start("A");
+  source_->Cluster(Aggregate("A", "e,d"));
+  source_->Cluster(Eds("e"));
+  source_->Cluster(Dns("d", "localhost", 80));
+  ASSERT_EQ(dns_->pending(), 1u);
+  resolution_->RequestReresolution();
+  resolution_->RequestReresolution("d");
+  EXPECT_EQ(dns_->queries(), 1);  // in flight: not asked again
+  dns_->Answer(std::vector<std::string>{"127.0.0.1:80"});
+  resolution_->RequestReresolution("e");
+  resolution_->RequestReresolution("unknown");
+  EXPECT_EQ(dns_->queries(), 1);
+  EXPECT_EQ(source_->EdsWatches(), "e");
+  resolution_->RequestReresolution("d");
+  EXPECT_EQ(dns_->queries(), 2);
+}
+
+// Issue 11 item 3: stopping the driver cancels the query in flight.
+TEST_F(ClusterResolutionTest, StopCancelsDnsQuery) {
+  Start("d");
+  source_->Cluster(Dns("d", "slow.example.com", 80));
+  ASSERT_EQ(dns_->pending(), 1u);
+  resolution_->Stop();
+  EXPECT_EQ(dns_->pending(), 0u);
+  EXPECT_EQ(dns_->cancelled(), 1);
 }
 
 // A37 §Discovery Mechanisms: EDS does-not-exist = one priority with no
@@ -416,7 +542,7 @@ TEST_F(ClusterResolutionTest, DestructionReleasesWatches) {
   resolution_.reset();
   EXPECT_EQ(source_->CdsWatches(), "");
   EXPECT_EQ(source_->EdsWatches(), "");
-  dns_->Answer(std::vector<std::string>{"10.0.0.3:443"});  // nobody listens
+  EXPECT_EQ(dns_->pending(), 0u);  // E's query cancelled (issue 11 item 3)
 }
 
 // A47 §LRS Server Representation: `self` is the server the Cluster came
@@ -534,6 +660,37 @@ TEST(SystemDnsResolverTest, ResolvesLocalhostAndRejectsBadInput) {
           << absl::StrJoin(*result, " ");
     }
   }
+}
+
+// The system resolver's queue with cancels racing the workers (issue 11
+// item 3): every query not cancelled answers exactly once, even with more
+// queries than workers, and nothing races (TSan). Which cancelled ones
+// still answered depends on timing (they may have finished first).
+TEST(SystemDnsResolverTest, CancelledQueriesNeverCallBack) {
+  std::shared_ptr<DnsResolver> dns = SystemDnsResolver();
+  // Shared with the callbacks: a cancelled query's callback that a worker
+  // had already taken may still run after the test body.
+  struct State {
+    Mutex mu;
+    std::condition_variable_any cv;
+    std::vector<int> calls = std::vector<int>(40, 0);
+    int odd_answered = 0;
+  };
+  auto state = std::make_shared<State>();
+  std::vector<DnsResolver::Handle> handles;
+  for (int i = 0; i < 40; ++i) {
+    handles.push_back(dns->Resolve(
+        "127.0.0.1:80", [state, i](absl::StatusOr<std::vector<std::string>>) {
+          MutexLock lock(&state->mu);
+          ++state->calls[i];
+          if (i % 2 == 1) ++state->odd_answered;
+          state->cv.notify_all();
+        }));
+  }
+  for (int i = 0; i < 40; i += 2) dns->Cancel(handles[i]);
+  MutexLock lock(&state->mu);
+  while (state->odd_answered < 20) state->cv.wait(state->mu);
+  for (int i = 0; i < 40; ++i) EXPECT_LE(state->calls[i], 1) << i;
 }
 
 }  // namespace
