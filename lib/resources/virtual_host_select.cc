@@ -17,6 +17,13 @@ enum class MatchKind { kExact = 0, kSuffix = 1, kPrefix = 2, kUniverse = 3 };
 // The kind of match `pattern` makes with `domain`, or false if none.
 bool Matches(absl::string_view pattern, absl::string_view domain,
              MatchKind* kind) {
+  // gRPC's INVALID_MATCH: an empty pattern, or a '*' inside one, never
+  // matches (validation rejects both; values built by hand may hold them).
+  if (pattern.empty()) return false;
+  if (pattern.size() > 2 && pattern.substr(1, pattern.size() - 2).find('*') !=
+                                absl::string_view::npos) {
+    return false;
+  }
   if (pattern == "*") {
     *kind = MatchKind::kUniverse;
     return true;

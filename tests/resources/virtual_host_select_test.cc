@@ -63,6 +63,55 @@ TEST(VirtualHostSelectTest, WildcardNeedsAtLeastOneCharacterAndTiesGoFirst) {
   EXPECT_EQ(FindVirtualHost({}, "x"), nullptr);
 }
 
+// Issue 11 item 6: one table of domains against one route configuration,
+// each case naming the rule it comes from: gRPC's xds_routing.cc
+// (FindVirtualHostForDomain: match types EXACT < SUFFIX < PREFIX < UNIVERSE,
+// INVALID never matches, longest pattern within a type, first on ties,
+// lower-cased) and Envoy's route_components.proto VirtualHost.domains
+// ("the longest wildcards match first", "the wildcard will not match the
+// empty string", only a single "*").
+TEST(VirtualHostSelectTest, DomainMatchingTable) {
+  const std::vector<VirtualHost> hosts = {
+      Host("universe", {"*"}),
+      Host("bar-suffix", {"*-bar.foo.com"}),
+      Host("foo-suffix", {"*.foo.com"}),
+      Host("foo-prefix", {"foo-*"}),
+      Host("long-prefix", {"foo-bar.example.*"}),
+      Host("exact", {"www.foo.com"}),
+      Host("invalid", {"a*b.com", ""}),
+  };
+  struct Case {
+    const char* rule;
+    const char* domain;
+    const char* want;
+  } const kCases[] = {
+      {"exact beats every wildcard", "www.foo.com", "exact"},
+      {"gRPC lower-cases both sides", "WWW.FOO.COM", "exact"},
+      {"Envoy: *-bar.foo.com matches baz-bar.foo.com", "baz-bar.foo.com",
+       "bar-suffix"},
+      {"Envoy: longest suffix wildcard first", "x-bar.foo.com", "bar-suffix"},
+      {"Envoy: the wildcard does not match the empty string", "-bar.foo.com",
+       "foo-suffix"},
+      {"suffix wildcard", "api.foo.com", "foo-suffix"},
+      {"suffix needs one character before it", ".foo.com", "universe"},
+      {"suffix (kind) beats a longer prefix", "foo-x.foo.com", "foo-suffix"},
+      {"prefix wildcard", "foo-anything", "foo-prefix"},
+      {"longest prefix wildcard first", "foo-bar.example.net", "long-prefix"},
+      {"prefix needs one character after it", "foo-", "universe"},
+      {"gRPC INVALID_MATCH: a '*' inside never matches", "a*b.com", "universe"},
+      {"gRPC INVALID_MATCH: empty pattern never matches", "", "universe"},
+      {"\"*\" takes the rest", "unrelated.example", "universe"},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.rule);
+    const VirtualHost* vh = FindVirtualHost(hosts, c.domain);
+    ASSERT_NE(vh, nullptr);
+    EXPECT_EQ(vh->name, c.want);
+  }
+  // Without "*", no match is no virtual host.
+  EXPECT_EQ(FindVirtualHost({Host("x", {"a.com"})}, "b.com"), nullptr);
+}
+
 TEST(VirtualHostSelectTest, ClusterNamesInFirstAppearanceOrder) {
   VirtualHost vh = Host("vh", {"*"});
   Route a;
