@@ -3,8 +3,8 @@
 #   1. build/       gcc RelWithDebInfo: unit + e2e tests, fuzz corpus replays
 #   2. build-asan/  clang, ASan+UBSan, -Wthread-safety -Werror: the same tests,
 #                   plus the libFuzzer targets run for FUZZ_SECONDS each
-#   3. build-tsan/  clang, TSan: the XdsClient's, the cluster driver's and
-#                   lib/lrs's unit tests (their threads and locks)
+#   3. build-tsan/  clang, TSan: the unit tests of lib/client, lib/cluster,
+#                   lib/lrs and lib/xds_config (their threads and locks)
 #   4. the install check, then clang-format --dry-run -Werror
 # Env: JOBS (default 2), FUZZ_SECONDS (default 20), SKIP_ASAN=1 / SKIP_TSAN=1
 # to skip step 2 / 3.
@@ -52,11 +52,14 @@ if [ "${SKIP_TSAN:-0}" != 1 ]; then
   CC=clang CXX=clang++ cmake -S . -B build-tsan -G Ninja \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DXDSFED_SANITIZE=thread \
     -DXDSFED_BUILD_BENCH=OFF -DXDSFED_WERROR=ON >/dev/null
-  cmake --build build-tsan -j "$JOBS" --target client_test \
-    cluster_resolution_test lrs_test
-  TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/client_test
-  TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/cluster_resolution_test
-  TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/lrs_test
+  # Every unit test of client, cluster, lrs and xds_config (issue 11).
+  tsan_tests="client_test cluster_test cluster_resolution_test lb_config_test
+    lrs_test xds_config_test"
+  # shellcheck disable=SC2086
+  cmake --build build-tsan -j "$JOBS" --target $tsan_tests
+  for t in $tsan_tests; do
+    TSAN_OPTIONS=halt_on_error=1 "build-tsan/tests/$t"
+  done
 fi
 
 echo "== install: find_package(xdsfed) and pkg-config =="
