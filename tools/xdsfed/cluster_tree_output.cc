@@ -64,6 +64,36 @@ Json::Value ResolverConfigJson(
 }
 
 Json::Value ClusterTreePrinter::ToJson(
+    const xds_config::ClusterConfig& config) {
+  cluster::ClusterResolution::Update update;
+  update.status = config.status;
+  update.mechanisms = config.leaves;
+  update.mechanism_errors = config.leaf_errors;
+  update.clusters = config.tree;
+  return ToJson(config.name, update);
+}
+
+std::vector<Json::Value> ClusterTreePrinter::ChangedTrees(
+    const xds_config::XdsConfig& config) {
+  std::vector<std::shared_ptr<const xds_config::ClusterConfig>> changed;
+  {
+    MutexLock lock(&mu_);
+    std::map<std::string, std::shared_ptr<const xds_config::ClusterConfig>> now;
+    for (size_t i = 0; i < config.clusters.size(); ++i) {
+      const auto& value = config.clusters.ValueAt(i);
+      if (value == nullptr) continue;
+      auto it = printed_.find(value->name);
+      if (it == printed_.end() || it->second != value) changed.push_back(value);
+      now[value->name] = value;
+    }
+    printed_ = std::move(now);
+  }
+  std::vector<Json::Value> lines;
+  for (const auto& c : changed) lines.push_back(ToJson(*c));
+  return lines;
+}
+
+Json::Value ClusterTreePrinter::ToJson(
     const std::string& root, const cluster::ClusterResolution::Update& update) {
   Json::Value out(Json::objectValue);
   out["valid"] = update.status.ok();

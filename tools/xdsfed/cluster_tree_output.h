@@ -13,6 +13,7 @@
 #include "lib/bootstrap/bootstrap.h"
 #include "lib/cluster/cluster_resolution.h"
 #include "lib/cluster/lb_config.h"
+#include "lib/xds_config/xds_config.h"
 
 namespace xdsfed::cli {
 
@@ -48,11 +49,18 @@ class ClusterTreePrinter {
  public:
   Json::Value ToJson(const std::string& root,
                      const cluster::ClusterResolution::Update& update);
+  // The same for one cluster of an XdsConfig snapshot.
+  Json::Value ToJson(const xds_config::ClusterConfig& config);
+  // One line per cluster of `config` that changed since the last snapshot
+  // passed here (a snapshot shares unchanged ClusterConfigs).
+  std::vector<Json::Value> ChangedTrees(const xds_config::XdsConfig& config);
 
  private:
   Mutex mu_;
   std::map<std::string, cluster::PriorityConfigBuilder> builders_
       ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::shared_ptr<const xds_config::ClusterConfig>>
+      printed_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace xdsfed::cli

@@ -1,7 +1,8 @@
 // `xdsfed demo`: the main job, end to end on loopback. Two embedded control
 // planes serve two authorities of the gRFC A47 "Multiple Authorities"
-// bootstrap (server URIs pointed at them, insecure creds); an XdsClient
-// follows the chain a channel for xds:///server.example.com would: the
+// bootstrap (server URIs pointed at them, insecure creds); lib/xds_config's
+// dependency manager, on an XdsClient, follows the chain a channel for
+// xds:///server.example.com would: the
 // Listener and RouteConfiguration come from xds.authority.com, the Clusters
 // and ClusterLoadAssignment from xds.other.com. The route's cluster is an A37
 // aggregate: an EDS cluster first, a LOGICAL_DNS cluster (localhost, an
@@ -24,14 +25,11 @@
 #include "lib/bootstrap/bootstrap.h"
 #include "lib/bootstrap/target_resolver.h"
 #include "lib/client/xds_client.h"
-#include "lib/client/xds_client_cluster_source.h"
-#include "lib/cluster/cluster_resolution.h"
 #include "lib/transport/grpc_transport.h"
+#include "lib/xds_config/xds_dependency_manager.h"
 #include "tools/control_plane/control_plane.h"
-#include "tools/xdsfed/chain_watch.h"
 #include "tools/xdsfed/cli.h"
 #include "tools/xdsfed/cluster_tree_output.h"
-#include "tools/xdsfed/cluster_tree_watch.h"
 #include "tools/xdsfed/demo_load_report.h"
 #include "tools/xdsfed/watch_output.h"
 
@@ -200,41 +198,50 @@ int RunDemo(Context& context) {
   Json::Value summary(Json::objectValue);
   {
     ClusterTreePrinter tree_printer;
-    ClusterTreeWatch trees(
-        std::make_shared<client::XdsClientClusterSource>(*client),
-        {cluster::SystemDnsResolver(), *bootstrap},
-        [&](const std::string& root,
-            const cluster::ClusterResolution::Update& update) {
-          Json::Value line = tree_printer.ToJson(root, update);
-          line["step"] = "cluster_tree";
-          PrintJson(line);
-          bool all_resolved = update.status.ok();
-          for (const auto& m : update.mechanisms) {
-            if (m.endpoints == nullptr) all_resolved = false;
-          }
-          absl::MutexLock lock(&mu);
-          progress.tree_ok = all_resolved && update.mechanisms.size() == 2;
-          if (progress.tree_ok) progress.eds = update.mechanisms[0];
-        });
-    ChainWatch chain(
-        *client,
-        [&](const ChainWatch::Event& event) {
+    // Every watcher event underneath the snapshots.
+    xds_config::ResourceObserver observer =
+        [&](const xds_config::ResourceEvent& event) {
           Json::Value line = WatchEventToJson(event, /*quiet=*/false);
           line["step"] = "event";
           PrintJson(line);
           absl::MutexLock lock(&mu);
-          if (event.kind == ChainWatch::Event::Kind::kChanged) {
-            progress.types.insert(std::string(event.type->type_url()));
+          if (event.kind == xds_config::ResourceEvent::Kind::kChanged) {
+            progress.types.insert(std::string(event.type_url));
           } else {
             progress.failed = true;
           }
+        };
+    // The snapshots a channel for the target gets (lib/xds_config), with
+    // the A37 tree of the route's cluster whenever it changes.
+    auto manager = xds_config::XdsDependencyManager::StartForTarget(
+        *client, kTarget,
+        [&](std::shared_ptr<const xds_config::XdsConfig> config) {
+          Json::Value line =
+              XdsConfigToJson(*config, resolved->listener_resource_name);
+          line["step"] = "xds_config";
+          PrintJson(line);
+          for (Json::Value& tree : tree_printer.ChangedTrees(*config)) {
+            tree["step"] = "cluster_tree";
+            PrintJson(tree);
+          }
+          const xds_config::ClusterConfig* root =
+              config->clusters.Find(kAggregate);
+          bool all_resolved = config->status.ok() && root != nullptr &&
+                              root->status.ok() && root->leaves.size() == 2;
+          if (all_resolved) {
+            for (const auto& leaf : root->leaves) {
+              if (leaf.endpoints == nullptr) all_resolved = false;
+            }
+          }
+          absl::MutexLock lock(&mu);
+          progress.tree_ok = all_resolved;
+          if (all_resolved) progress.eds = root->leaves[0];
         },
-        [&trees](const std::set<std::string>& roots) {
-          trees.SetRoots(roots);
-        });
-    chain.FollowListener(resolved->listener_resource_name,
-                         ChainWatch::Mode::kClient,
-                         resolved->data_plane_authority);
+        observer);
+    if (!manager.ok()) {
+      PrintJson(InvalidResult(manager.status().message()));
+      return kExitInvalid;
+    }
     {
       absl::MutexLock lock(&mu);
       mu.AwaitWithTimeout(
@@ -261,8 +268,7 @@ int RunDemo(Context& context) {
       channels.append(uri);
     }
     Json::Value resources = (*client)->DumpConfig();
-    chain.Stop();
-    trees.Stop();
+    (*manager)->Stop();
 
     absl::MutexLock lock(&mu);
     const bool chain_complete =

@@ -1,10 +1,13 @@
 // `xdsfed watch [--timeout SECONDS] [--quiet] (--target XDS_TARGET |
 // --server-listen HOST:PORT | TYPE:NAME...)`: a real XdsClient against the
 // bootstrap's servers, printing one JSON line per watcher event
-// (../shared/CLI.md); with --target also one "cluster_tree" line per update
-// of each root cluster's A37 tree. With --csds-listen HOST:PORT the client
-// also serves CSDS there (first line: {"event":"csds","listening":...}).
-// Exit status: 0 if no event was an error (or a failed tree), else 1.
+// (../shared/CLI.md). --target and --server-listen run lib/xds_config's
+// managers and also print each published snapshot ("xds_config" /
+// "server_config" lines) and, for --target, one "cluster_tree" line per
+// change of a routed cluster's A37 tree. With --csds-listen HOST:PORT the
+// client also serves CSDS there (first line: {"event":"csds",
+// "listening":...}). Exit status: 0 if no event was an error (or a failed
+// tree / snapshot), else 1.
 #include <signal.h>
 
 #include <atomic>
@@ -20,14 +23,13 @@
 #include "lib/admin/csds_service.h"
 #include "lib/bootstrap/target_resolver.h"
 #include "lib/client/xds_client.h"
-#include "lib/client/xds_client_cluster_source.h"
-#include "lib/cluster/cluster_resolution.h"
 #include "lib/transport/grpc_transport.h"
+#include "lib/xds_config/server_config_manager.h"
+#include "lib/xds_config/xds_client_watch_source.h"
+#include "lib/xds_config/xds_dependency_manager.h"
 #include "tools/xdsfed/bootstrap_source.h"
-#include "tools/xdsfed/chain_watch.h"
 #include "tools/xdsfed/cli.h"
 #include "tools/xdsfed/cluster_tree_output.h"
-#include "tools/xdsfed/cluster_tree_watch.h"
 #include "tools/xdsfed/watch_output.h"
 
 namespace xdsfed::cli {
@@ -52,6 +54,39 @@ void WaitForSignalOrTimeout(const sigset_t& signals, double timeout_seconds) {
       (timeout_seconds - static_cast<double>(timeout.tv_sec)) * 1e9);
   while (sigtimedwait(&signals, nullptr, &timeout) < 0 && errno == EINTR) {
   }
+}
+
+// A watch whose events only the source's observer sees (TYPE:NAME mode).
+template <typename T>
+class Ignore : public xds_config::ResourceWatcher<T> {
+ public:
+  void OnChanged(std::shared_ptr<const T>) override {}
+  void OnError(absl::Status) override {}
+  void OnDoesNotExist() override {}
+};
+
+cluster::ClusterDataSource::WatchHandle WatchOnly(
+    xds_config::WatchSource& source, const resources::ResourceType& type,
+    const std::string& name) {
+  if (&type == &resources::ListenerResourceType()) {
+    return source.WatchListener(
+        name, std::make_shared<Ignore<resources::Listener>>());
+  }
+  if (&type == &resources::RouteConfigResourceType()) {
+    return source.WatchRouteConfig(
+        name, std::make_shared<Ignore<resources::RouteConfig>>());
+  }
+  if (&type == &resources::ClusterResourceType()) {
+    return source.WatchCluster(
+        name, std::make_shared<Ignore<resources::ClusterResource>>());
+  }
+  return source.WatchEndpoints(
+      name, std::make_shared<Ignore<resources::EndpointResource>>());
+}
+
+int ReportInternal(const absl::Status& status) {
+  PrintJson(InvalidResult(status.message()));
+  return kExitInvalid;
 }
 
 int RunWatch(Context& context) {
@@ -146,47 +181,62 @@ int RunWatch(Context& context) {
     PrintJson(line);
   }
   std::atomic<bool> any_error{false};
-  {
-    // --target: the cluster trees under the route's clusters, as the
-    // channel's cds policies would resolve them (A37), one line per update.
-    ClusterTreePrinter tree_printer;
-    ClusterTreeWatch trees(
-        std::make_shared<client::XdsClientClusterSource>(*client),
-        {cluster::SystemDnsResolver(), *bootstrap},
-        [&](const std::string& root,
-            const cluster::ClusterResolution::Update& update) {
-          Json::Value line = tree_printer.ToJson(root, update);
+  // Every watcher event underneath, as before lib/xds_config existed.
+  xds_config::ResourceObserver observer =
+      [&](const xds_config::ResourceEvent& event) {
+        if (event.kind == xds_config::ResourceEvent::Kind::kError) {
+          any_error = true;
+        }
+        PrintJson(WatchEventToJson(event, quiet));
+      };
+  ClusterTreePrinter tree_printer;
+  std::shared_ptr<xds_config::XdsDependencyManager> manager;
+  std::shared_ptr<xds_config::ServerConfigManager> server;
+  std::vector<std::pair<std::shared_ptr<xds_config::WatchSource>,
+                        cluster::ClusterDataSource::WatchHandle>>
+      plain_watches;
+  if (target.has_value()) {
+    // The snapshots a channel would get, and each root cluster's A37 tree
+    // when it changes.
+    auto started = xds_config::XdsDependencyManager::StartForTarget(
+        *client, *target,
+        [&, listener = resolved->listener_resource_name](
+            std::shared_ptr<const xds_config::XdsConfig> config) {
+          Json::Value line = XdsConfigToJson(*config, listener);
           if (!line["valid"].asBool()) any_error = true;
           PrintJson(line);
-        });
-    ChainWatch::RootsSink roots_sink;
-    if (target.has_value()) {
-      roots_sink = [&trees](const std::set<std::string>& roots) {
-        trees.SetRoots(roots);
-      };
-    }
-    ChainWatch chain(
-        *client,
-        [&](const ChainWatch::Event& event) {
-          if (event.kind == ChainWatch::Event::Kind::kError) any_error = true;
-          PrintJson(WatchEventToJson(event, quiet));
+          for (Json::Value& tree : tree_printer.ChangedTrees(*config)) {
+            if (!tree["valid"].asBool()) any_error = true;
+            PrintJson(tree);
+          }
         },
-        roots_sink);
-    if (target.has_value()) {
-      chain.FollowListener(resolved->listener_resource_name,
-                           ChainWatch::Mode::kClient,
-                           resolved->data_plane_authority);
-    } else if (server_listen.has_value()) {
-      chain.FollowListener(resolved->listener_resource_name,
-                           ChainWatch::Mode::kServer, "");
-    } else {
-      for (const Plain& p : plain) {
-        chain.Watch(*p.type, p.name, ChainWatch::Mode::kNone);
-      }
+        observer);
+    if (!started.ok()) return ReportInternal(started.status());
+    manager = *std::move(started);
+  } else if (server_listen.has_value()) {
+    auto started = xds_config::ServerConfigManager::StartForAddress(
+        *client, *server_listen,
+        [&, listener = resolved->listener_resource_name](
+            std::shared_ptr<const xds_config::ServerConfig> config) {
+          Json::Value line = ServerConfigToJson(*config, listener);
+          if (!line["valid"].asBool()) any_error = true;
+          PrintJson(line);
+        },
+        observer);
+    if (!started.ok()) return ReportInternal(started.status());
+    server = *std::move(started);
+  } else {
+    auto source =
+        std::make_shared<xds_config::XdsClientWatchSource>(*client, observer);
+    for (const Plain& p : plain) {
+      plain_watches.emplace_back(source, WatchOnly(*source, *p.type, p.name));
     }
-    WaitForSignalOrTimeout(signals, timeout_seconds);
-    chain.Stop();
-    trees.Stop();
+  }
+  WaitForSignalOrTimeout(signals, timeout_seconds);
+  if (manager != nullptr) manager->Stop();
+  if (server != nullptr) server->Stop();
+  for (const auto& [source, handle] : plain_watches) {
+    source->CancelWatch(handle);
   }
   return any_error ? kExitInvalid : kExitValid;
 }
