@@ -36,22 +36,6 @@ Json::Value MechanismsToJson(
   return out;
 }
 
-std::vector<cluster::ResolvedMechanism> WithoutEndpoints(
-    const std::vector<cluster::DiscoveryMechanism>& mechanisms,
-    const Bootstrap* bootstrap) {
-  std::vector<cluster::ResolvedMechanism> out;
-  for (const cluster::DiscoveryMechanism& m : mechanisms) {
-    cluster::ResolvedMechanism& resolved = out.emplace_back();
-    resolved.mechanism = m;
-    if (m.lrs_load_reporting_server_is_self && bootstrap != nullptr) {
-      if (auto server = bootstrap->ServerForResourceName(m.cluster)) {
-        resolved.lrs_server = *server;
-      }
-    }
-  }
-  return out;
-}
-
 Json::Value ResolverConfigJson(
     const std::vector<cluster::ResolvedMechanism>& mechanisms) {
   auto config = cluster::BuildClusterResolverConfig(mechanisms);

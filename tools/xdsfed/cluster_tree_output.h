@@ -26,12 +26,6 @@ Json::Value MechanismsToJson(
     const std::vector<cluster::ResolvedMechanism>& mechanisms,
     const std::vector<absl::Status>& errors = {});
 
-// The mechanisms of a resolved tree, `lrs_server: self` expanded through
-// `bootstrap` (none when null), without endpoints.
-std::vector<cluster::ResolvedMechanism> WithoutEndpoints(
-    const std::vector<cluster::DiscoveryMechanism>& mechanisms,
-    const Bootstrap* bootstrap);
-
 // [{"xds_cluster_resolver_experimental":{...}}], or {"error":"..."} if the
 // config cannot be built.
 Json::Value ResolverConfigJson(

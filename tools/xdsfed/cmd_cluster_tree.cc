@@ -1,5 +1,6 @@
 // `xdsfed cluster-tree --resources SNAPSHOT ROOT`: the A37 cluster tree under
-// ROOT as a channel would resolve it from the Clusters of a snapshot file
+// ROOT as a channel would resolve it (lib/xds_config's
+// ResolveStaticClusterTree) from the Clusters of a snapshot file
 // (../shared/CLI.md): the ordered discovery mechanisms and the
 // xds_cluster_resolver_experimental config, or the error the channel would
 // report. A snapshot is complete, so a Cluster it lacks does not exist. A
@@ -14,11 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "lib/cluster/cluster_tree.h"
-#include "lib/name/resource_name.h"
-#include "lib/resources/cluster.h"
+#include "lib/xds_config/static_cluster_tree.h"
 #include "tools/control_plane/control_plane.h"
 #include "tools/xdsfed/bootstrap_source.h"
 #include "tools/xdsfed/cli.h"
@@ -28,13 +26,6 @@ namespace xdsfed::cli {
 namespace {
 
 constexpr absl::string_view kClusterType = "envoy.config.cluster.v3.Cluster";
-
-// Cluster names meet through their canonical form, as in the client's cache.
-std::string Canonical(const std::string& name, bool federation) {
-  absl::StatusOr<std::string> normalized =
-      NormalizeResourceName(name, federation);
-  return normalized.ok() ? *normalized : name;
-}
 
 int RunClusterTree(Context& context) {
   bool missing = false;
@@ -55,46 +46,25 @@ int RunClusterTree(Context& context) {
     return kExitInvalid;
   }
 
-  // Every Cluster of the snapshot, validated as on receipt. An invalid one
-  // would be NACKed and never arrive: to the tree it does not exist, and
-  // the error says why.
-  std::map<std::string, std::shared_ptr<const resources::ClusterResource>>
-      received;
-  std::map<std::string, std::string> invalid;
+  // The snapshot is complete: lib/xds_config resolves the tree over exactly
+  // its Clusters (missing or invalid ones do not exist).
+  std::vector<std::pair<std::string, std::string>> serialized;
   auto clusters = snapshot->resources.find(std::string(kClusterType));
   if (clusters != snapshot->resources.end()) {
     for (const auto& [key, resource] : clusters->second) {
-      resources::DecodeResult decoded =
-          resources::ClusterResourceType().Decode({federation}, resource.bytes);
-      std::string name =
-          Canonical(decoded.name.empty() ? key : decoded.name, federation);
-      if (decoded.value.ok()) {
-        received[name] =
-            std::static_pointer_cast<const resources::ClusterResource>(
-                *decoded.value);
-      } else {
-        invalid[name] = std::string(decoded.value.status().message());
-      }
+      serialized.emplace_back(key, resource.bytes);
     }
   }
-  auto lookup = [&](absl::string_view name) {
-    auto it = received.find(Canonical(std::string(name), federation));
-    if (it == received.end())
-      return cluster::ClusterLookupResult::DoesNotExist();
-    return cluster::ClusterLookupResult::Received(*it->second);
-  };
-  cluster::ClusterTreeResult tree = cluster::ResolveClusterTree(root, lookup);
+  // `lrs_server: self` means the server the Cluster came from; with a
+  // bootstrap at hand that is a concrete server, else there is no config.
+  std::shared_ptr<const Bootstrap> bootstrap;
+  if (auto loaded = LoadBootstrap(context); loaded.ok()) bootstrap = *loaded;
+  xds_config::StaticClusterTree tree = xds_config::ResolveStaticClusterTree(
+      serialized, root, federation, bootstrap.get());
 
   Json::Value out(Json::objectValue);
-  if (!tree.ok()) {
-    std::string error(tree.error.message());
-    for (const auto& [name, why] : invalid) {
-      if (absl::StrContains(error, absl::StrCat("\"", name, "\""))) {
-        absl::StrAppend(&error, " (the snapshot's Cluster \"", name,
-                        "\" is invalid: ", why, ")");
-      }
-    }
-    out = InvalidResult(error);
+  if (!tree.status.ok()) {
+    out = InvalidResult(tree.status.message());
   } else {
     out["valid"] = true;
   }
@@ -102,13 +72,8 @@ int RunClusterTree(Context& context) {
   Json::Value watched(Json::arrayValue);
   for (const std::string& name : tree.clusters) watched.append(name);
   out["clusters"] = watched;
-  if (tree.ok()) {
-    // `lrs_server: self` means the server the Cluster came from; with a
-    // bootstrap at hand that is a concrete server, else there is no config.
-    std::shared_ptr<const Bootstrap> bootstrap;
-    if (auto loaded = LoadBootstrap(context); loaded.ok()) bootstrap = *loaded;
-    std::vector<cluster::ResolvedMechanism> mechanisms =
-        WithoutEndpoints(tree.mechanisms, bootstrap.get());
+  if (tree.status.ok()) {
+    const std::vector<cluster::ResolvedMechanism>& mechanisms = tree.mechanisms;
     out["discovery_mechanisms"] = MechanismsToJson(mechanisms);
     // A config without lrsLoadReportingServer turns load reporting off, so
     // a `self` that names no server must not give one (issue 14 §2).
@@ -133,7 +98,7 @@ int RunClusterTree(Context& context) {
     out["lb_config"] = ResolverConfigJson(mechanisms);
   }
   PrintJson(out);
-  return tree.ok() ? kExitValid : kExitInvalid;
+  return tree.status.ok() ? kExitValid : kExitInvalid;
 }
 
 XDSFED_REGISTER_COMMAND("cluster-tree", RunClusterTree,
