@@ -26,8 +26,14 @@ cat >"$tmp/authority.json" <<JSON
  "envoy.config.route.v3.RouteConfiguration":{"$R":{"virtual_hosts":[
   {"name":"vh","domains":["*"],"routes":[{"match":{"prefix":""},"route":{"cluster":"$C"}}]}]}}}}
 JSON
+L2='xdstp://xds.other.com/envoy.config.listener.v3.Listener/backend'
 cat >"$tmp/other.json" <<JSON
 {"version":"1","resources":{
+ "envoy.config.listener.v3.Listener":{"$L2":{"api_listener":{"api_listener":{
+  "@type":"type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
+  "rds":{"config_source":{"ads":{}},"route_config_name":"$R"},
+  "http_filters":[{"name":"router","typed_config":{
+   "@type":"type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"}}]}}}},
  "envoy.config.cluster.v3.Cluster":{"$C":{"type":"EDS",
   "eds_cluster_config":{"eds_config":{"ads":{}},"service_name":"$E"}}},
  "envoy.config.endpoint.v3.ClusterLoadAssignment":{"$E":{"endpoints":[
@@ -91,6 +97,21 @@ check "target: priority config" 0 1 '"priority_experimental"' "$tmp/target.out"
 # Each control plane was asked for its own authority's names only.
 check "authority cp: no other.com names" 0 0 'xds.other.com' "$tmp/authority.log"
 check "other cp: no authority.com names" 0 0 'xds.authority.com' "$tmp/other.log"
+
+# Issue 11 "Done when": a target with an authority (A47's default template
+# for xds.other.com) follows the same chain, from lib/xds_config: the
+# Listener from xds.other.com, its RouteConfiguration from
+# xds.authority.com, then the cluster and endpoints from xds.other.com.
+"$xdsfed" watch --federation=on --bootstrap "$tmp/bootstrap.json" \
+  --timeout 3 --quiet --target xds://xds.other.com/backend >"$tmp/other_target.out"
+rc=$?
+[ "$rc" = 0 ] || { echo "FAIL other target: exit $rc"; failures=$((failures + 1)); }
+check "other target: 4 changed events" 0 4 '"event":"changed"' "$tmp/other_target.out"
+for n in "$L2" "$R" "$C" "$E"; do
+  check "other target: $n" 0 1 "\"name\":\"$n\"" "$tmp/other_target.out"
+done
+check "other target: one snapshot" 0 1 '"event":"xds_config"' "$tmp/other_target.out"
+check "other target: cluster tree" 0 1 '"event":"cluster_tree"' "$tmp/other_target.out"
 
 "$xdsfed" watch --federation=on --bootstrap "$tmp/bootstrap.json" \
   --timeout 2 "cds:$C" "Listener:$L" >"$tmp/plain.out"
