@@ -542,8 +542,7 @@ void BM_AckLatency(benchmark::State& state, ClientKind client_kind, Kind kind,
     return;
   }
   const double first_ms = absl::ToDoubleMilliseconds(*warm);
-  const std::optional<HandlerClock::Sample> first_handler =
-      (*rig)->TakeHandlerTime();
+  (*rig)->TakeHandlerTime();
   std::vector<double> samples_ms;
   std::vector<double> handler_ms;
   std::vector<double> handler_cpu_ms;
@@ -576,12 +575,6 @@ void BM_AckLatency(benchmark::State& state, ClientKind client_kind, Kind kind,
     state.counters["handler_median_ms"] = at(handler_ms, 0.5);
     state.counters["handler_cpu_median_ms"] = at(handler_cpu_ms, 0.5);
     state.counters["handler_faults_median"] = at(handler_faults, 0.5);
-  }
-  if (first_handler.has_value()) {
-    state.counters["handler_first_ms"] =
-        absl::ToDoubleMilliseconds(first_handler->wall);
-    state.counters["handler_first_faults"] =
-        static_cast<double>(first_handler->minor_faults);
   }
   double bytes = 0;
   for (const auto& [name, resource] : snapshots[0].resources.at(std::string(
