@@ -68,15 +68,15 @@ class Ignore : public xds_config::ResourceWatcher<T> {
 cluster::ClusterDataSource::WatchHandle WatchOnly(
     xds_config::WatchSource& source, const resources::ResourceType& type,
     const std::string& name) {
-  if (&type == &resources::ListenerResourceType()) {
+  if (type.type_url() == resources::kListenerTypeUrl) {
     return source.WatchListener(
         name, std::make_shared<Ignore<resources::Listener>>());
   }
-  if (&type == &resources::RouteConfigResourceType()) {
+  if (type.type_url() == resources::kRouteConfigTypeUrl) {
     return source.WatchRouteConfig(
         name, std::make_shared<Ignore<resources::RouteConfig>>());
   }
-  if (&type == &resources::ClusterResourceType()) {
+  if (type.type_url() == resources::kClusterTypeUrl) {
     return source.WatchCluster(
         name, std::make_shared<Ignore<resources::ClusterResource>>());
   }
