@@ -73,7 +73,11 @@
 #include "grpcpp/grpcpp.h"
 #include "lib/bootstrap/bootstrap.h"
 #include "lib/client/xds_client.h"
+#include "lib/resources/cluster.h"
+#include "lib/resources/endpoint.h"
+#include "lib/resources/listener.h"
 #include "lib/resources/resource_type.h"
+#include "lib/resources/route_config.h"
 #include "lib/transport/grpc_transport.h"
 #include "tools/control_plane/control_plane.h"
 #include "tools/control_plane/echo_backend.h"
@@ -271,9 +275,10 @@ class TimedTransportFactory final : public client::XdsTransportFactory {
 
 // --- our client's watchers ---
 
-class NullWatcher final : public client::Watcher {
+class NullWatcher final : public client::AnyWatcher {
  public:
-  void OnResourceChanged(std::shared_ptr<const void> /*value*/) override {}
+  void OnChanged(
+      std::shared_ptr<const resources::ResourceData> /*value*/) override {}
   void OnError(absl::Status /*status*/) override {}
   void OnDoesNotExist() override {}
 };

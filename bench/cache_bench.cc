@@ -284,7 +284,10 @@ BENCHMARK(BM_Insert);
 void BM_Update(benchmark::State& state) {
   Fixture* fx = GetFixture(static_cast<size_t>(state.range(0)));
   ResourceCache& cache = *fx->cache;
-  auto value = std::make_shared<const int>(1);
+  struct IntData final : ResourceData {
+    int value = 1;
+  };
+  auto value = std::make_shared<const IntData>();
   const absl::Time now = absl::FromUnixSeconds(1700000000);
   const std::string versions[2] = {"2026-11-22T01:00:00Z/1",
                                    "2026-11-22T01:00:00Z/2"};

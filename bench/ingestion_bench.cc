@@ -28,9 +28,13 @@
 #include "lib/bootstrap/bootstrap.h"
 #include "lib/client/xds_client.h"
 #include "lib/client/xds_transport.h"
+#include "lib/resources/cluster.h"
 #include "lib/resources/cluster_fast.h"
+#include "lib/resources/endpoint.h"
 #include "lib/resources/endpoint_fast.h"
+#include "lib/resources/listener.h"
 #include "lib/resources/resource_type.h"
+#include "lib/resources/route_config.h"
 #include "lib/resources/route_config_fast.h"
 
 namespace xdsfed {
@@ -146,9 +150,10 @@ class BenchTransportFactory final : public XdsTransportFactory {
   std::vector<std::shared_ptr<BenchCall>> calls_ ABSL_GUARDED_BY(mu_);
 };
 
-class CountingWatcher final : public client::Watcher {
+class CountingWatcher final : public client::AnyWatcher {
  public:
-  void OnResourceChanged(std::shared_ptr<const void> /*value*/) override {
+  void OnChanged(
+      std::shared_ptr<const resources::ResourceData> /*value*/) override {
     ++changed;
   }
   void OnError(absl::Status status) override {
@@ -286,10 +291,11 @@ class ProtobufOnlyType final : public resources::ResourceType {
                                  absl::string_view serialized) const override {
     return decode_(context, serialized);
   }
-  Json::Value ToJson(const void* value) const override {
+  Json::Value ToJson(const resources::ResourceData* value) const override {
     return base_.ToJson(value);
   }
-  bool Equal(const void* a, const void* b) const override {
+  bool Equal(const resources::ResourceData* a,
+             const resources::ResourceData* b) const override {
     return base_.Equal(a, b);
   }
 
@@ -304,8 +310,7 @@ resources::DecodeResult ToDecodeResult(absl::StatusOr<T> value,
   resources::DecodeResult result;
   result.name = std::move(name);
   if (value.ok()) {
-    result.value = std::shared_ptr<const void>(
-        std::make_shared<const T>(*std::move(value)));
+    result.value = resources::XdsResourceType<T>::Wrap(*std::move(value));
   } else {
     result.value = value.status();
   }
@@ -318,7 +323,8 @@ const resources::ResourceType& RouteConfigTypeFor(bool protobuf_only) {
       [](const resources::DecodeContext&, absl::string_view serialized) {
         return resources::internal::DecodeRouteConfigWithProtobuf(serialized);
       });
-  return protobuf_only ? *kProtobufOnly : resources::RouteConfigResourceType();
+  if (protobuf_only) return *kProtobufOnly;
+  return resources::RouteConfigResourceType();
 }
 
 const resources::ResourceType& EndpointTypeFor(bool protobuf_only) {
@@ -331,7 +337,8 @@ const resources::ResourceType& EndpointTypeFor(bool protobuf_only) {
                 serialized, &name);
         return ToDecodeResult(std::move(value), std::move(name));
       });
-  return protobuf_only ? *kProtobufOnly : resources::EndpointResourceType();
+  if (protobuf_only) return *kProtobufOnly;
+  return resources::EndpointResourceType();
 }
 
 const resources::ResourceType& ClusterTypeFor(bool protobuf_only) {
@@ -344,7 +351,8 @@ const resources::ResourceType& ClusterTypeFor(bool protobuf_only) {
             context, serialized, &name);
         return ToDecodeResult(std::move(value), std::move(name));
       });
-  return protobuf_only ? *kProtobufOnly : resources::ClusterResourceType();
+  if (protobuf_only) return *kProtobufOnly;
+  return resources::ClusterResourceType();
 }
 
 // One ClusterLoadAssignment with N endpoints, 100 per locality.

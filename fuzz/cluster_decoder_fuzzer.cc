@@ -14,13 +14,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   context.federation = (data[0] & 1) != 0;
   const absl::string_view bytes(reinterpret_cast<const char*>(data) + 1,
                                 size - 1);
-  const xdsfed::resources::ResourceType& type =
-      xdsfed::resources::ClusterResourceType();
-  std::shared_ptr<const void> holder;
+  const auto& type = xdsfed::resources::ClusterResourceType();
+  std::shared_ptr<const xdsfed::resources::ResourceData> holder;
   const auto* cluster =
       xdsfed::fuzz::CheckDecode<xdsfed::resources::ClusterResource>(
           type, context, bytes, &holder);
   if (cluster == nullptr) return 0;
-  XDSFED_CHECK(type.ToJson(cluster)["name"].asString() == cluster->name);
+  XDSFED_CHECK(type.ToJson(holder.get())["name"].asString() == cluster->name);
   return 0;
 }

@@ -15,9 +15,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   context.federation = (data[0] & 1) != 0;
   const absl::string_view bytes(reinterpret_cast<const char*>(data) + 1,
                                 size - 1);
-  const xdsfed::resources::ResourceType& type =
-      xdsfed::resources::EndpointResourceType();
-  std::shared_ptr<const void> holder;
+  const auto& type = xdsfed::resources::EndpointResourceType();
+  std::shared_ptr<const xdsfed::resources::ResourceData> holder;
   const auto* value =
       xdsfed::fuzz::CheckDecode<xdsfed::resources::EndpointResource>(
           type, context, bytes, &holder);
@@ -35,7 +34,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const auto& drop : value->drop_categories) {
     XDSFED_CHECK(!drop.name.empty() && drop.parts_per_million <= 1000000);
   }
-  XDSFED_CHECK(type.ToJson(value)["priorities"].size() ==
+  XDSFED_CHECK(type.ToJson(holder.get())["priorities"].size() ==
                value->priorities.size());
   return 0;
 }

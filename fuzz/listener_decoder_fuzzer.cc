@@ -12,7 +12,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (bool federation : {false, true}) {
     xdsfed::resources::DecodeContext context;
     context.federation = federation;
-    std::shared_ptr<const void> holder;
+    std::shared_ptr<const xdsfed::resources::ResourceData> holder;
     const auto* listener =
         xdsfed::fuzz::CheckDecode<xdsfed::resources::Listener>(
             xdsfed::resources::ListenerResourceType(), context, bytes, &holder);

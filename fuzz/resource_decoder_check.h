@@ -33,10 +33,10 @@ inline void SilenceProtobufLogs() {
 // Decodes `bytes` with `type` and checks the shared invariants. Returns the
 // value (kept alive by *holder) or null if the bytes were rejected.
 template <typename T>
-const T* CheckDecode(const resources::ResourceType& type,
+const T* CheckDecode(const resources::XdsResourceType<T>& type,
                      const resources::DecodeContext& context,
                      absl::string_view bytes,
-                     std::shared_ptr<const void>* holder) {
+                     std::shared_ptr<const resources::ResourceData>* holder) {
   SilenceProtobufLogs();
   resources::DecodeResult once = type.Decode(context, bytes);
   if (!once.value.ok()) {
@@ -47,16 +47,17 @@ const T* CheckDecode(const resources::ResourceType& type,
     }
     return nullptr;  // rejecting input is fine
   }
-  const auto* value = static_cast<const T*>(once.value->get());
+  const resources::ResourceData* data = once.value->get();
+  const T* value = type.Cast(data);
   XDSFED_CHECK(value != nullptr);
-  const Json::Value json = type.ToJson(value);
+  const Json::Value json = type.ToJson(data);
   XDSFED_CHECK(json.isObject());
-  XDSFED_CHECK(type.Equal(value, value));
+  XDSFED_CHECK(type.Equal(data, data));
   const T copy = *value;
   XDSFED_CHECK(copy == *value);
   resources::DecodeResult twice = type.Decode(context, bytes);
   XDSFED_CHECK(twice.value.ok() && twice.name == once.name);
-  XDSFED_CHECK(type.Equal(value, twice.value->get()));
+  XDSFED_CHECK(type.Equal(data, twice.value->get()));
   XDSFED_CHECK(type.ToJson(twice.value->get()) == json);
   *holder = *std::move(once.value);
   return value;

@@ -13,7 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (bool federation : {false, true}) {
     xdsfed::resources::DecodeContext context;
     context.federation = federation;
-    std::shared_ptr<const void> holder;
+    std::shared_ptr<const xdsfed::resources::ResourceData> holder;
     const auto* route_config =
         xdsfed::fuzz::CheckDecode<xdsfed::resources::RouteConfig>(
             xdsfed::resources::RouteConfigResourceType(), context, bytes,

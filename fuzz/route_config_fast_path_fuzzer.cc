@@ -38,7 +38,7 @@ class SilentErrors : public google::protobuf::io::ErrorCollector {
 };
 
 const RouteConfig& ValueOf(const DecodeResult& r) {
-  return *static_cast<const RouteConfig*>(r.value->get());
+  return *xdsfed::resources::RouteConfigResourceType().Cast(r.value->get());
 }
 
 void Check(absl::string_view bytes) {

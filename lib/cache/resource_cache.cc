@@ -249,7 +249,8 @@ void ResourceCache::ReleaseVersion(Entry::VersionNode* node) {
   versions_.erase(node->first);
 }
 
-void ResourceCache::SetAcked(Entry* entry, std::shared_ptr<const void> value,
+void ResourceCache::SetAcked(Entry* entry,
+                             std::shared_ptr<const ResourceData> value,
                              std::string serialized, absl::string_view version,
                              absl::Time now) {
   entry->state_ = State::kAcked;

@@ -74,6 +74,7 @@
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "lib/cache/internal/block_arena.h"
+#include "lib/cache/resource_data.h"
 #include "lib/name/canonical_guess.h"
 #include "lib/name/resource_name.h"
 
@@ -139,13 +140,9 @@ class Entry {
   // When the last accepted update (or does-not-exist) was applied;
   // absl::InfinitePast() before any.
   absl::Time update_time() const;
-  // The decoded resource; its type is implied by type(). Null unless a value
-  // was accepted (kept across a NACK, dropped on does-not-exist).
-  const std::shared_ptr<const void>& value() const { return value_; }
-  template <typename T>
-  std::shared_ptr<const T> value_as() const {
-    return std::static_pointer_cast<const T>(value_);
-  }
+  // The decoded resource (opaque here: see resource_data.h). Null unless a
+  // value was accepted (kept across a NACK, dropped on does-not-exist).
+  const std::shared_ptr<const ResourceData>& value() const { return value_; }
   // Serialized bytes of value() ("" if none).
   absl::string_view serialized() const;
   // The last NACK's error, version and time (OK / "" / InfinitePast if none;
@@ -179,7 +176,7 @@ class Entry {
 
   // Fields a lookup compares come last, next to the name that follows, so a
   // hit reads one contiguous stretch of the block.
-  std::shared_ptr<const void> value_;
+  std::shared_ptr<const ResourceData> value_;
   absl::InlinedVector<WatcherId, 1> watchers_;
   VersionNode* version_ = nullptr;
   int64_t update_unix_nanos_ = kNever;
@@ -278,7 +275,7 @@ class ResourceCache {
   // --- Updates ---
 
   // An update was accepted: state kAcked, clears any NACK error.
-  void SetAcked(Entry* entry, std::shared_ptr<const void> value,
+  void SetAcked(Entry* entry, std::shared_ptr<const ResourceData> value,
                 std::string serialized, absl::string_view version,
                 absl::Time now);
   // An update was rejected: state kNacked, keeps the last good value and

@@ -71,7 +71,7 @@ class XdsClient::Impl : public std::enable_shared_from_this<Impl> {
        std::shared_ptr<XdsTransportFactory> transport_factory, Options options);
 
   WatchId Watch(const resources::ResourceType& type, absl::string_view name,
-                std::shared_ptr<Watcher> watcher);
+                std::shared_ptr<AnyWatcher> watcher);
   void CancelWatch(WatchId id);
   Json::Value DumpConfig() const;
   std::vector<ResourceStatus> ResourceStatuses() const;
@@ -108,7 +108,7 @@ class XdsClient::Impl : public std::enable_shared_from_this<Impl> {
     std::vector<std::shared_ptr<CallBox>> dead_calls;
     std::vector<std::shared_ptr<XdsTransport>> dead_transports;
     // A watcher's destructor may call back into the client.
-    std::vector<std::shared_ptr<Watcher>> dead_watchers;
+    std::vector<std::shared_ptr<AnyWatcher>> dead_watchers;
   };
 
   // Per stream, per subscribed resource: the does-not-exist timer state of
@@ -163,7 +163,7 @@ class XdsClient::Impl : public std::enable_shared_from_this<Impl> {
   };
 
   struct WatchState {
-    std::shared_ptr<Watcher> watcher;
+    std::shared_ptr<AnyWatcher> watcher;
     Entry* entry = nullptr;  // null: the watch failed at start
   };
 
@@ -218,8 +218,8 @@ class XdsClient::Impl : public std::enable_shared_from_this<Impl> {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void NotifyDoesNotExistLocked(const Entry& entry)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void ScheduleLocked(WatchId id, std::shared_ptr<Watcher> watcher,
-                      std::function<void(Watcher&)> fn)
+  void ScheduleLocked(WatchId id, std::shared_ptr<AnyWatcher> watcher,
+                      std::function<void(AnyWatcher&)> fn)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool WatchActive(WatchId id) ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -280,7 +280,7 @@ XdsClient::Impl::Impl(std::shared_ptr<const Bootstrap> bootstrap,
 
 WatchId XdsClient::Impl::Watch(const resources::ResourceType& type,
                                absl::string_view name,
-                               std::shared_ptr<Watcher> watcher) {
+                               std::shared_ptr<AnyWatcher> watcher) {
   Deferred d;
   WatchId id;
   {
@@ -295,7 +295,7 @@ WatchId XdsClient::Impl::Watch(const resources::ResourceType& type,
       watches_[id] = WatchState{watcher, nullptr};
       const absl::Status status = ins.status();
       ScheduleLocked(id, std::move(watcher),
-                     [status](Watcher& w) { w.OnError(status); });
+                     [status](AnyWatcher& w) { w.OnError(status); });
     } else {
       Entry* entry = ins->entry;
       cache_.AddWatcher(entry, id);
@@ -317,22 +317,23 @@ WatchId XdsClient::Impl::Watch(const resources::ResourceType& type,
       } else {
         // C-core: a new watcher gets the cached state at once.
         if (entry->value() != nullptr) {
-          std::shared_ptr<const void> value = entry->value();
+          std::shared_ptr<const resources::ResourceData> value = entry->value();
           ScheduleLocked(id, watcher,
-                         [value](Watcher& w) { w.OnResourceChanged(value); });
+                         [value](AnyWatcher& w) { w.OnChanged(value); });
         } else if (entry->state() == cache::State::kDoesNotExist) {
-          ScheduleLocked(id, watcher, [](Watcher& w) { w.OnDoesNotExist(); });
+          ScheduleLocked(id, watcher,
+                         [](AnyWatcher& w) { w.OnDoesNotExist(); });
         } else if (entry->state() == cache::State::kNacked) {
           const absl::Status status = WithNodeId(absl::UnavailableError(
               absl::StrCat("invalid resource: ", entry->error().ToString())));
           ScheduleLocked(id, watcher,
-                         [status](Watcher& w) { w.OnError(status); });
+                         [status](AnyWatcher& w) { w.OnError(status); });
         }
       }
       if (!channel->status.ok()) {
         const absl::Status status = channel->status;
         ScheduleLocked(id, std::move(watcher),
-                       [status](Watcher& w) { w.OnError(status); });
+                       [status](AnyWatcher& w) { w.OnError(status); });
       }
     }
   }
@@ -703,8 +704,8 @@ void XdsClient::Impl::SetChannelStatusLocked(Channel* channel,
       ids.insert(ids.end(), e.watchers().begin(), e.watchers().end());
     });
   }
-  std::vector<std::pair<WatchId, std::shared_ptr<Watcher>>> targets;
-  absl::flat_hash_set<const Watcher*> seen;
+  std::vector<std::pair<WatchId, std::shared_ptr<AnyWatcher>>> targets;
+  absl::flat_hash_set<const AnyWatcher*> seen;
   for (WatchId id : ids) {
     auto it = watches_.find(id);
     if (it == watches_.end()) continue;
@@ -715,7 +716,7 @@ void XdsClient::Impl::SetChannelStatusLocked(Channel* channel,
   const absl::Status error = channel->status;
   for (auto& target : targets) {
     ScheduleLocked(target.first, std::move(target.second),
-                   [error](Watcher& w) { w.OnError(error); });
+                   [error](AnyWatcher& w) { w.OnError(error); });
   }
 }
 
@@ -727,7 +728,7 @@ void XdsClient::Impl::OnRecvMessage(ServerId server, uint64_t call_gen,
   // ~6.5 M instructions, bench/RESULTS.md) is not ACK latency, and it
   // happens outside mu_.
   google::protobuf::Arena arena;
-  std::vector<std::shared_ptr<const void>> dropped_values;
+  std::vector<std::shared_ptr<const resources::ResourceData>> dropped_values;
   Deferred d;
   {
     MutexLock lock(&mu_);
@@ -841,7 +842,8 @@ void XdsClient::Impl::OnRecvMessage(ServerId server, uint64_t call_gen,
         continue;
       }
       have_valid = true;
-      std::shared_ptr<const void> value = std::move(*result.value);
+      std::shared_ptr<const resources::ResourceData> value =
+          std::move(*result.value);
       if (entry->value() != nullptr &&
           type.Equal(entry->value().get(), value.get())) {
         // Unchanged: record the version, tell nobody.
@@ -891,8 +893,8 @@ void XdsClient::Impl::OnRecvMessage(ServerId server, uint64_t call_gen,
 }
 
 void XdsClient::Impl::ScheduleLocked(WatchId id,
-                                     std::shared_ptr<Watcher> watcher,
-                                     std::function<void(Watcher&)> fn) {
+                                     std::shared_ptr<AnyWatcher> watcher,
+                                     std::function<void(AnyWatcher&)> fn) {
   serializer_.Schedule(
       [this, id, watcher = std::move(watcher), fn = std::move(fn)] {
         if (WatchActive(id)) fn(*watcher);
@@ -905,12 +907,12 @@ bool XdsClient::Impl::WatchActive(WatchId id) {
 }
 
 void XdsClient::Impl::NotifyChangedLocked(const Entry& entry) {
-  std::shared_ptr<const void> value = entry.value();
+  std::shared_ptr<const resources::ResourceData> value = entry.value();
   for (cache::WatcherId id : entry.watchers()) {
     auto it = watches_.find(id);
     if (it == watches_.end()) continue;
     ScheduleLocked(id, it->second.watcher,
-                   [value](Watcher& w) { w.OnResourceChanged(value); });
+                   [value](AnyWatcher& w) { w.OnChanged(value); });
   }
 }
 
@@ -921,7 +923,7 @@ void XdsClient::Impl::NotifyErrorLocked(const Entry& entry,
     auto it = watches_.find(id);
     if (it == watches_.end()) continue;
     ScheduleLocked(id, it->second.watcher,
-                   [error](Watcher& w) { w.OnError(error); });
+                   [error](AnyWatcher& w) { w.OnError(error); });
   }
 }
 
@@ -930,7 +932,7 @@ void XdsClient::Impl::NotifyDoesNotExistLocked(const Entry& entry) {
     auto it = watches_.find(id);
     if (it == watches_.end()) continue;
     ScheduleLocked(id, it->second.watcher,
-                   [](Watcher& w) { w.OnDoesNotExist(); });
+                   [](AnyWatcher& w) { w.OnDoesNotExist(); });
   }
 }
 
@@ -1051,7 +1053,7 @@ XdsClient::~XdsClient() { impl_->Shutdown(); }
 
 WatchId XdsClient::Watch(const resources::ResourceType& type,
                          absl::string_view name,
-                         std::shared_ptr<Watcher> watcher) {
+                         std::shared_ptr<AnyWatcher> watcher) {
   return impl_->Watch(type, name, std::move(watcher));
 }
 

@@ -5,10 +5,10 @@
 // tells watchers about changes, errors and deletions.
 //
 //   auto client = client::XdsClient::Create(bootstrap, transport_factory, {});
-//   auto watcher = std::make_shared<client::TypedWatcher<Listener>>(...);
-//   client::WatchId id = (*client)->Watch(
-//       resources::ListenerResourceType(),
-//       "xdstp://a.com/envoy.config.listener.v3.Listener/svc", watcher);
+//   // MyWatcher : resources::ResourceWatcher<resources::Listener>
+//   client::WatchId id = (*client)->Watch<resources::Listener>(
+//       "xdstp://a.com/envoy.config.listener.v3.Listener/svc",
+//       std::make_shared<MyWatcher>());
 //   ...
 //   (*client)->CancelWatch(id);
 //
@@ -42,6 +42,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "json/json.h"
@@ -57,31 +58,45 @@ namespace client {
 
 using WatchId = uint64_t;
 
-// Receives the events of one watch (or of several: one object may be passed
-// to several Watch calls). See the file comment for threading.
-class Watcher {
+// The watcher of a watch on a type known only at run time
+// (Watch(type, name, watcher)): values come as the type's ResourceData,
+// which type.ToJson() prints and XdsResourceType<T>::Cast() opens.
+using AnyWatcher = resources::ResourceWatcher<resources::ResourceData>;
+
+namespace internal {
+
+// Runs a typed watcher behind the client's type-erased watch.
+template <typename T>
+class TypedWatcherAdapter final : public AnyWatcher {
  public:
-  virtual ~Watcher() = default;
-  // A new value (its concrete type is the ResourceType's value type). Not
-  // called for an update equal to the last value (ResourceType::Equal).
-  virtual void OnResourceChanged(std::shared_ptr<const void> value) = 0;
-  // A transient problem: invalid name, unknown authority, NACKed update,
-  // unreachable server, stream failure. A value delivered before stays valid.
-  virtual void OnError(absl::Status status) = 0;
-  // The server says the resource does not exist (or did not send it within
-  // the does-not-exist timeout).
-  virtual void OnDoesNotExist() = 0;
+  explicit TypedWatcherAdapter(
+      std::shared_ptr<resources::ResourceWatcher<T>> target)
+      : target_(std::move(target)) {}
+  void OnChanged(
+      std::shared_ptr<const resources::ResourceData> value) override {
+    std::shared_ptr<const T> typed =
+        resources::XdsResourceType<T>::Cast(std::move(value));
+    if (typed == nullptr) {
+      // Only when another ResourceType was registered first for T's type
+      // URL (the client keeps one type per URL): say so rather than cast.
+      target_->OnError(absl::InternalError(
+          absl::StrCat("the client decodes ",
+                       resources::XdsResourceType<T>::Get().type_url(),
+                       " with another value type than this watch's")));
+      return;
+    }
+    target_->OnChanged(std::move(typed));
+  }
+  void OnError(absl::Status status) override {
+    target_->OnError(std::move(status));
+  }
+  void OnDoesNotExist() override { target_->OnDoesNotExist(); }
+
+ private:
+  const std::shared_ptr<resources::ResourceWatcher<T>> target_;
 };
 
-// Watcher for one concrete value type T, e.g. TypedWatcher<ListenerValue>.
-template <typename T>
-class TypedWatcher : public Watcher {
- public:
-  virtual void OnChanged(std::shared_ptr<const T> value) = 0;
-  void OnResourceChanged(std::shared_ptr<const void> value) final {
-    OnChanged(std::static_pointer_cast<const T>(std::move(value)));
-  }
-};
+}  // namespace internal
 
 class XdsClient {
  public:
@@ -118,7 +133,21 @@ class XdsClient {
   // (only) one OnError and subscribes to nothing; the id must still be
   // cancelled (or is dropped with the client).
   WatchId Watch(const resources::ResourceType& type, absl::string_view name,
-                std::shared_ptr<Watcher> watcher);
+                std::shared_ptr<AnyWatcher> watcher);
+  // The same for the client's type for T (XdsResourceType<T>::Get()): the
+  // watcher gets std::shared_ptr<const T>, e.g.
+  //   client->Watch<resources::Listener>(name, listener_watcher);
+  template <typename T>
+  WatchId Watch(absl::string_view name,
+                std::shared_ptr<resources::ResourceWatcher<T>> watcher) {
+    std::shared_ptr<AnyWatcher> adapter;
+    if (watcher != nullptr) {
+      adapter = std::make_shared<internal::TypedWatcherAdapter<T>>(
+          std::move(watcher));
+    }
+    return Watch(resources::XdsResourceType<T>::Get(), name,
+                 std::move(adapter));
+  }
   // Stops a watch; unknown or already-cancelled ids are ignored. The last
   // watch of a resource unsubscribes it; the last resource of a server
   // releases its channel.

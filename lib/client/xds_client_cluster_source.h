@@ -22,11 +22,11 @@ class XdsClientClusterSource : public cluster::ClusterDataSource {
 
   WatchHandle WatchCluster(
       const std::string& name,
-      std::shared_ptr<cluster::DataWatcher<resources::ClusterResource>> watcher)
-      override;
+      std::shared_ptr<resources::ResourceWatcher<resources::ClusterResource>>
+          watcher) override;
   WatchHandle WatchEndpoints(
       const std::string& name,
-      std::shared_ptr<cluster::DataWatcher<resources::EndpointResource>>
+      std::shared_ptr<resources::ResourceWatcher<resources::EndpointResource>>
           watcher) override;
   void CancelWatch(WatchHandle handle) override;
 

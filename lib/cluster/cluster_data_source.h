@@ -13,22 +13,13 @@
 #include "absl/status/status.h"
 #include "lib/resources/cluster.h"
 #include "lib/resources/endpoint.h"
+#include "lib/resources/resource_type.h"
 
 namespace xdsfed {
 namespace cluster {
 
-// The XdsClient's watcher contract: never called under the source's locks;
-// events of one watch arrive one at a time, in order.
-template <typename T>
-class DataWatcher {
- public:
-  virtual ~DataWatcher() = default;
-  virtual void OnChanged(std::shared_ptr<const T> value) = 0;
-  // Transient (stream / connectivity) error; the last value, if any, stays.
-  virtual void OnError(absl::Status status) = 0;
-  virtual void OnDoesNotExist() = 0;
-};
-
+// The watchers are the XdsClient's own (resources::ResourceWatcher), so the
+// client's implementation passes them through unchanged.
 class ClusterDataSource {
  public:
   using WatchHandle = uint64_t;
@@ -36,10 +27,12 @@ class ClusterDataSource {
   virtual ~ClusterDataSource() = default;
   virtual WatchHandle WatchCluster(
       const std::string& name,
-      std::shared_ptr<DataWatcher<resources::ClusterResource>> watcher) = 0;
+      std::shared_ptr<resources::ResourceWatcher<resources::ClusterResource>>
+          watcher) = 0;
   virtual WatchHandle WatchEndpoints(
       const std::string& name,
-      std::shared_ptr<DataWatcher<resources::EndpointResource>> watcher) = 0;
+      std::shared_ptr<resources::ResourceWatcher<resources::EndpointResource>>
+          watcher) = 0;
   // Safe from inside a watcher callback. Events already under way may still
   // arrive after it returns; callers match them against their own state.
   virtual void CancelWatch(WatchHandle handle) = 0;

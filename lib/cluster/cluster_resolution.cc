@@ -11,7 +11,7 @@ namespace cluster {
 // Watchers hold the driver weakly: a driver dropped without Stop() is not
 // kept alive by its subscriptions, and late events find nobody home.
 class ClusterResolution::CdsWatcher
-    : public DataWatcher<resources::ClusterResource> {
+    : public resources::ResourceWatcher<resources::ClusterResource> {
  public:
   CdsWatcher(std::weak_ptr<ClusterResolution> owner, std::string name,
              uint64_t token)
@@ -47,7 +47,7 @@ class ClusterResolution::CdsWatcher
 };
 
 class ClusterResolution::EdsWatcher
-    : public DataWatcher<resources::EndpointResource> {
+    : public resources::ResourceWatcher<resources::EndpointResource> {
  public:
   EdsWatcher(std::weak_ptr<ClusterResolution> owner, uint64_t token)
       : owner_(std::move(owner)), token_(token) {}

@@ -240,32 +240,17 @@ ClusterResource Validate(const DecodeContext& context,
   return value;
 }
 
-class ClusterType final : public ResourceType {
+class ClusterType final : public XdsResourceType<ClusterResource> {
  public:
   absl::string_view type_url() const override { return kClusterTypeUrl; }
   absl::string_view short_name() const override { return "Cluster"; }
   bool all_resources_required_in_sotw() const override { return true; }
 
-  DecodeResult Decode(const DecodeContext& context,
-                      absl::string_view serialized) const override {
-    DecodeResult result;
-    auto value = DecodeCluster(context, serialized, &result.name);
-    if (value.ok()) {
-      result.value = std::shared_ptr<const void>(
-          std::make_shared<const ClusterResource>(*std::move(value)));
-    } else {
-      result.value = value.status();
-    }
-    return result;
-  }
-
-  Json::Value ToJson(const void* value) const override {
-    return static_cast<const ClusterResource*>(value)->ToJson();
-  }
-
-  bool Equal(const void* a, const void* b) const override {
-    return *static_cast<const ClusterResource*>(a) ==
-           *static_cast<const ClusterResource*>(b);
+ protected:
+  absl::StatusOr<ClusterResource> DecodeValue(
+      const DecodeContext& context, absl::string_view serialized,
+      std::string* name) const override {
+    return DecodeCluster(context, serialized, name);
   }
 };
 
@@ -364,13 +349,19 @@ absl::StatusOr<ClusterResource> DecodeClusterWithProtobuf(
 
 }  // namespace internal
 
-const ResourceType& ClusterResourceType() {
+template <>
+const XdsResourceType<ClusterResource>&
+XdsResourceType<ClusterResource>::Get() {
   // The fast path's one-time descriptor check (it may build the messages'
   // descriptors: up to a few ms) runs here, when a client first registers
   // the type, rather than on its first response.
   static const ClusterType* const kType =
       (internal::ClusterFastPathAvailable(), new ClusterType());
   return *kType;
+}
+
+const XdsResourceType<ClusterResource>& ClusterResourceType() {
+  return XdsResourceType<ClusterResource>::Get();
 }
 
 }  // namespace resources

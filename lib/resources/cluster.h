@@ -3,13 +3,12 @@
 // A47 §CDS Resource Validation) into an immutable value. lib/cluster builds
 // the A37 cluster tree from these values.
 //
-//   const resources::ResourceType& cds = resources::ClusterResourceType();
+//   const auto& cds = resources::ClusterResourceType();
 //   resources::DecodeContext context;
 //   context.federation = true;
 //   resources::DecodeResult r = cds.Decode(context, bytes);
 //   if (r.value.ok()) {
-//     const auto& cluster =
-//         *static_cast<const resources::ClusterResource*>(r.value->get());
+//     const resources::ClusterResource& cluster = *cds.Cast(r.value->get());
 //     if (const auto* eds = std::get_if<resources::ClusterResource::Eds>(
 //             &cluster.kind)) {
 //       Watch(eds->EdsResourceName(cluster.name));
@@ -99,6 +98,12 @@ struct ClusterResource {
 absl::StatusOr<ClusterResource> DecodeCluster(const DecodeContext& context,
                                               absl::string_view serialized,
                                               std::string* name = nullptr);
+
+// The client's resource type for ClusterResource (the same object as
+// XdsResourceType<ClusterResource>::Get()).
+template <>
+const XdsResourceType<ClusterResource>& XdsResourceType<ClusterResource>::Get();
+const XdsResourceType<ClusterResource>& ClusterResourceType();
 
 }  // namespace resources
 }  // namespace xdsfed

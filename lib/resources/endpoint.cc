@@ -288,7 +288,7 @@ void ParseDrops(const ClusterLoadAssignment& cla, EndpointResource* value,
   }
 }
 
-class EndpointType final : public ResourceType {
+class EndpointType final : public XdsResourceType<EndpointResource> {
  public:
   absl::string_view type_url() const override { return kEndpointTypeUrl; }
   absl::string_view short_name() const override {
@@ -296,26 +296,11 @@ class EndpointType final : public ResourceType {
   }
   bool all_resources_required_in_sotw() const override { return false; }
 
-  DecodeResult Decode(const DecodeContext& context,
-                      absl::string_view serialized) const override {
-    DecodeResult result;
-    auto value = DecodeClusterLoadAssignment(context, serialized, &result.name);
-    if (value.ok()) {
-      result.value = std::shared_ptr<const void>(
-          std::make_shared<const EndpointResource>(*std::move(value)));
-    } else {
-      result.value = value.status();
-    }
-    return result;
-  }
-
-  Json::Value ToJson(const void* value) const override {
-    return static_cast<const EndpointResource*>(value)->ToJson();
-  }
-
-  bool Equal(const void* a, const void* b) const override {
-    return *static_cast<const EndpointResource*>(a) ==
-           *static_cast<const EndpointResource*>(b);
+ protected:
+  absl::StatusOr<EndpointResource> DecodeValue(
+      const DecodeContext& context, absl::string_view serialized,
+      std::string* name) const override {
+    return DecodeClusterLoadAssignment(context, serialized, name);
   }
 };
 
@@ -470,13 +455,19 @@ absl::StatusOr<EndpointResource> DecodeClusterLoadAssignmentWithProtobuf(
 
 }  // namespace internal
 
-const ResourceType& EndpointResourceType() {
+template <>
+const XdsResourceType<EndpointResource>&
+XdsResourceType<EndpointResource>::Get() {
   // The fast path's one-time descriptor check (it may build the messages'
   // descriptors: up to a few ms) runs here, when a client first registers
   // the type, rather than on its first response.
   static const EndpointType* const kType =
       (internal::EndpointFastPathAvailable(), new EndpointType());
   return *kType;
+}
+
+const XdsResourceType<EndpointResource>& EndpointResourceType() {
+  return XdsResourceType<EndpointResource>::Get();
 }
 
 }  // namespace resources

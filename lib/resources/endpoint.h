@@ -3,10 +3,10 @@
 // immutable value: endpoints grouped by priority and locality, plus the drop
 // categories the client applies before picking an endpoint.
 //
-//   resources::DecodeResult r =
-//       resources::EndpointResourceType().Decode(context, bytes);
-//   const auto& cla =
-//       *static_cast<const resources::EndpointResource*>(r.value->get());
+//   const auto& eds = resources::EndpointResourceType();
+//   resources::DecodeResult r = eds.Decode(context, bytes);
+//   if (!r.value.ok()) return r.value.status();
+//   const resources::EndpointResource& cla = *eds.Cast(r.value->get());
 //   for (size_t p = 0; p < cla.priorities.size(); ++p) {
 //     for (const auto& [locality, group] : cla.priorities[p].localities) {
 //       // group.weight > 0; group.endpoints: {"10.0.0.1:443", ...}
@@ -113,6 +113,13 @@ struct EndpointResource {
 absl::StatusOr<EndpointResource> DecodeClusterLoadAssignment(
     const DecodeContext& context, absl::string_view serialized,
     std::string* name = nullptr);
+
+// The client's resource type for EndpointResource (the same object as
+// XdsResourceType<EndpointResource>::Get()).
+template <>
+const XdsResourceType<EndpointResource>&
+XdsResourceType<EndpointResource>::Get();
+const XdsResourceType<EndpointResource>& EndpointResourceType();
 
 }  // namespace resources
 }  // namespace xdsfed

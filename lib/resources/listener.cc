@@ -184,24 +184,24 @@ ServerListener ParseServerListener(const listener_pb::Listener& proto,
   return out;
 }
 
-class ListenerType final : public ResourceType {
+class ListenerType final : public XdsResourceType<Listener> {
  public:
   absl::string_view type_url() const override { return kListenerTypeUrl; }
   absl::string_view short_name() const override { return "Listener"; }
   bool all_resources_required_in_sotw() const override { return true; }
 
-  DecodeResult Decode(const DecodeContext& context,
-                      absl::string_view serialized) const override {
-    DecodeResult result;
+ protected:
+  absl::StatusOr<Listener> DecodeValue(const DecodeContext& context,
+                                       absl::string_view serialized,
+                                       std::string* name) const override {
     listener_pb::Listener proto;
     if (serialized.size() > static_cast<size_t>(INT_MAX) ||
         !proto.ParseFromArray(serialized.data(),
                               static_cast<int>(serialized.size()))) {
-      result.value = absl::InvalidArgumentError(DecodeFailureMessage(
+      return absl::InvalidArgumentError(DecodeFailureMessage(
           "cannot decode Listener", *proto.GetDescriptor(), serialized));
-      return result;
     }
-    result.name = proto.name();
+    *name = proto.name();
     ValidationErrors errors;
     Listener listener;
     listener.name = proto.name();
@@ -214,21 +214,8 @@ class ListenerType final : public ResourceType {
       Field field(&errors, ".api_listener");
       errors.AddError("neither api_listener nor address is set");
     }
-    absl::Status status = errors.status("errors validating Listener");
-    if (!status.ok()) {
-      result.value = status;
-    } else {
-      result.value = std::shared_ptr<const void>(
-          std::make_shared<const Listener>(std::move(listener)));
-    }
-    return result;
-  }
-
-  Json::Value ToJson(const void* value) const override {
-    return static_cast<const Listener*>(value)->ToJson();
-  }
-  bool Equal(const void* a, const void* b) const override {
-    return *static_cast<const Listener*>(a) == *static_cast<const Listener*>(b);
+    if (!errors.ok()) return errors.status("errors validating Listener");
+    return listener;
   }
 };
 
@@ -265,9 +252,14 @@ Json::Value Listener::ToJson() const {
   return out;
 }
 
-const ResourceType& ListenerResourceType() {
+template <>
+const XdsResourceType<Listener>& XdsResourceType<Listener>::Get() {
   static const ListenerType* const kType = new ListenerType();
   return *kType;
+}
+
+const XdsResourceType<Listener>& ListenerResourceType() {
+  return XdsResourceType<Listener>::Get();
 }
 
 }  // namespace resources

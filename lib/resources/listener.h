@@ -3,10 +3,10 @@
 // by the client rules); one with only an address is an xDS-enabled server's
 // Listener (validated by gRFC A36's rules).
 //
-//   resources::DecodeResult r =
-//       resources::ListenerResourceType().Decode({}, bytes);
-//   auto listener =
-//       std::static_pointer_cast<const resources::Listener>(*r.value);
+//   const auto& lds = resources::ListenerResourceType();
+//   resources::DecodeResult r = lds.Decode({}, bytes);
+//   if (!r.value.ok()) return r.value.status();
+//   std::shared_ptr<const resources::Listener> listener = lds.Cast(*r.value);
 //   if (const auto* api = std::get_if<resources::ApiListener>(
 //           &listener->listener)) {
 //     Use(api->http_connection_manager);
@@ -27,6 +27,7 @@
 #include "json/json.h"
 #include "lib/resources/filter_chain_match.h"
 #include "lib/resources/http_connection_manager.h"
+#include "lib/resources/resource_type.h"
 
 namespace xdsfed {
 namespace resources {
@@ -76,6 +77,12 @@ struct Listener {
   bool operator!=(const Listener& o) const { return !(*this == o); }
   Json::Value ToJson() const;
 };
+
+// The client's resource type for Listener (the same object as
+// XdsResourceType<Listener>::Get()).
+template <>
+const XdsResourceType<Listener>& XdsResourceType<Listener>::Get();
+const XdsResourceType<Listener>& ListenerResourceType();
 
 }  // namespace resources
 }  // namespace xdsfed

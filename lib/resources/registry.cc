@@ -2,7 +2,11 @@
 // the ResourceType that decodes it.
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "lib/resources/cluster.h"
+#include "lib/resources/endpoint.h"
+#include "lib/resources/listener.h"
 #include "lib/resources/resource_type.h"
+#include "lib/resources/route_config.h"
 
 namespace xdsfed {
 namespace resources {
@@ -14,11 +18,16 @@ struct Alias {
   const ResourceType& (*type)();
 };
 
+const ResourceType& Lds() { return ListenerResourceType(); }
+const ResourceType& Rds() { return RouteConfigResourceType(); }
+const ResourceType& Cds() { return ClusterResourceType(); }
+const ResourceType& Eds() { return EndpointResourceType(); }
+
 constexpr Alias kAliases[] = {
-    {"lds", ListenerResourceType},
-    {"rds", RouteConfigResourceType},
-    {"cds", ClusterResourceType},
-    {"eds", EndpointResourceType},
+    {"lds", Lds},
+    {"rds", Rds},
+    {"cds", Cds},
+    {"eds", Eds},
 };
 
 }  // namespace

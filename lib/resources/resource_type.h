@@ -1,25 +1,34 @@
-// The XdsClient's view of one xDS resource type: how to decode and validate
-// the serialized resource a DiscoveryResponse carries, and how to show the
-// result. The client holds decoded values type-erased (shared_ptr<const void>
-// in the cache), so everything type-specific goes through this interface.
+// How the XdsClient sees one xDS resource type: how to decode and validate
+// the serialized resource a DiscoveryResponse carries, and how to compare and
+// show the result. XdsResourceType<T> is the one implementation: it keeps a
+// decoded T in a cache::ResourceData holder, so the cache and the client hold
+// every type the same way and only XdsResourceType<T> reads a T back out
+// (after checking the holder's type).
 //
-//   const resources::ResourceType& lds = resources::ListenerResourceType();
+//   const auto& lds = resources::XdsResourceType<resources::Listener>::Get();
 //   resources::DecodeResult r = lds.Decode(context, any.value());
-//   if (r.value.ok()) cache.SetAcked(entry, *r.value, ...);
-//   else nack_errors.push_back(r.name + ": " + r.value.status().message());
+//   if (r.value.ok()) {
+//     std::shared_ptr<const resources::Listener> listener = lds.Cast(*r.value);
+//   } else {
+//     nack_errors.push_back(r.name + ": " + r.value.status().message());
+//   }
 //
-// Each concrete type lives in its own file (listener.h, route_config.h,
-// cluster.h, endpoint.h) with its immutable value struct; registry.cc maps
+// A concrete type (listener.h, route_config.h, cluster.h, endpoint.h) is its
+// value struct (with operator== and ToJson()) plus a subclass of
+// XdsResourceType<T> that names the type URL and decodes; registry.cc maps
 // type URLs and CLI short names to them.
 #ifndef XDSFED_LIB_RESOURCES_RESOURCE_TYPE_H_
 #define XDSFED_LIB_RESOURCES_RESOURCE_TYPE_H_
 
 #include <memory>
 #include <string>
+#include <utility>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "json/json.h"
+#include "lib/cache/resource_data.h"
 
 namespace xdsfed {
 namespace resources {
@@ -44,14 +53,17 @@ struct DecodeContext {
   bool federation = false;
 };
 
+// A decoded resource of any type, as the cache and the client hold it.
+using ResourceData = cache::ResourceData;
+
 struct DecodeResult {
   // The resource's own name, set whenever the bytes decoded far enough to
   // read it (so a NACK can name the resource and the cache can mark it
   // NACKed). Empty when the bytes did not decode at all.
   std::string name;
-  // The validated, immutable value (the concrete type of this ResourceType),
+  // The validated, immutable value (held for this ResourceType's value type),
   // or every problem found, with field paths, in one kInvalidArgument.
-  absl::StatusOr<std::shared_ptr<const void>> value;
+  absl::StatusOr<std::shared_ptr<const ResourceData>> value;
 };
 
 class ResourceType {
@@ -78,17 +90,92 @@ class ResourceType {
                               absl::string_view serialized) const = 0;
 
   // The validated value as JSON (what `xdsfed validate` and `xdsfed watch`
-  // print under "resource"). `value` must come from this type's Decode.
-  virtual Json::Value ToJson(const void* value) const = 0;
-  // Value equality, so an update that changes nothing notifies no watcher.
-  virtual bool Equal(const void* a, const void* b) const = 0;
+  // print under "resource"); null JSON for a value of another type.
+  virtual Json::Value ToJson(const ResourceData* value) const = 0;
+  // Value equality, so an update that changes nothing notifies no watcher;
+  // false when either is not a value of this type.
+  virtual bool Equal(const ResourceData* a, const ResourceData* b) const = 0;
 };
 
-// The four types the client knows (each defined next to its value struct).
-const ResourceType& ListenerResourceType();
-const ResourceType& RouteConfigResourceType();
-const ResourceType& ClusterResourceType();
-const ResourceType& EndpointResourceType();
+// The events of a watch on resources of type T (the XdsClient's and the
+// cluster driver's watcher alike): never called under the caller's locks;
+// events of one watch arrive one at a time, in order.
+template <typename T>
+class ResourceWatcher {
+ public:
+  virtual ~ResourceWatcher() = default;
+  // A new value; not called for an update equal to the last one.
+  virtual void OnChanged(std::shared_ptr<const T> value) = 0;
+  // A transient problem: invalid name, unknown authority, NACKed update,
+  // unreachable server, stream failure. A value delivered before stays valid.
+  virtual void OnError(absl::Status status) = 0;
+  // The server says the resource does not exist (or did not send it within
+  // the does-not-exist timeout).
+  virtual void OnDoesNotExist() = 0;
+};
+
+// The ResourceType of values of type T: T must be copyable or movable, have
+// operator== and `Json::Value ToJson() const`. A subclass names the type URL
+// and decodes; this class holds the value, compares and prints it.
+template <typename T>
+class XdsResourceType : public ResourceType {
+ public:
+  using Value = T;
+
+  // The client's type for T (declared next to T, defined in its .cc).
+  static const XdsResourceType& Get();
+
+  // The T inside `data`, or null if `data` is null or holds another type.
+  static const T* Cast(const ResourceData* data) {
+    const auto* holder = dynamic_cast<const Holder*>(data);
+    return holder == nullptr ? nullptr : &holder->value;
+  }
+  // The same, sharing ownership with `data`.
+  static std::shared_ptr<const T> Cast(
+      std::shared_ptr<const ResourceData> data) {
+    const T* value = Cast(data.get());
+    if (value == nullptr) return nullptr;
+    return std::shared_ptr<const T>(std::move(data), value);
+  }
+  // Holds `value` as the cache and the client do.
+  static std::shared_ptr<const ResourceData> Wrap(T value) {
+    return std::make_shared<const Holder>(std::move(value));
+  }
+
+  DecodeResult Decode(const DecodeContext& context,
+                      absl::string_view serialized) const final {
+    DecodeResult result;
+    absl::StatusOr<T> value = DecodeValue(context, serialized, &result.name);
+    if (value.ok()) {
+      result.value = Wrap(*std::move(value));
+    } else {
+      result.value = value.status();
+    }
+    return result;
+  }
+  Json::Value ToJson(const ResourceData* value) const final {
+    const T* v = Cast(value);
+    return v == nullptr ? Json::Value() : v->ToJson();
+  }
+  bool Equal(const ResourceData* a, const ResourceData* b) const final {
+    const T* va = Cast(a);
+    const T* vb = Cast(b);
+    return va != nullptr && vb != nullptr && *va == *vb;
+  }
+
+ protected:
+  // Decodes and validates; sets *name as soon as the bytes yield it (left
+  // empty when they do not decode). Never crashes on any input.
+  virtual absl::StatusOr<T> DecodeValue(const DecodeContext& context,
+                                        absl::string_view serialized,
+                                        std::string* name) const = 0;
+
+ private:
+  struct Holder final : ResourceData {
+    explicit Holder(T v) : value(std::move(v)) {}
+    const T value;
+  };
+};
 
 // By full type URL, bare type name, short name ("Listener"), or CLI alias
 // ("lds", "rds", "cds", "eds"); null if none matches. (registry.cc)

@@ -476,35 +476,26 @@ VirtualHost ParseVirtualHost(const route_pb::VirtualHost& proto,
 
 // ------------------------------------------------------------ the type
 
-class RouteConfigType final : public ResourceType {
+class RouteConfigType final : public XdsResourceType<RouteConfig> {
  public:
   absl::string_view type_url() const override { return kRouteConfigTypeUrl; }
   absl::string_view short_name() const override { return "RouteConfiguration"; }
   bool all_resources_required_in_sotw() const override { return false; }
 
-  DecodeResult Decode(const DecodeContext& /*context*/,
-                      absl::string_view serialized) const override {
+ protected:
+  absl::StatusOr<RouteConfig> DecodeValue(const DecodeContext& /*context*/,
+                                          absl::string_view serialized,
+                                          std::string* name) const override {
     // Most configurations take the wire reader in route_config_fast.cc,
     // which gives the same value without building protobuf messages; it
     // leaves anything unusual and every error to the libprotobuf path, so
     // error messages come from one validator.
     RouteConfig config;
     if (internal::FastDecodeRouteConfig(serialized, &config)) {
-      DecodeResult result;
-      result.name = config.name;
-      result.value = std::shared_ptr<const void>(
-          std::make_shared<const RouteConfig>(std::move(config)));
-      return result;
+      *name = config.name;
+      return config;
     }
-    return internal::DecodeRouteConfigWithProtobuf(serialized);
-  }
-
-  Json::Value ToJson(const void* value) const override {
-    return static_cast<const RouteConfig*>(value)->ToJson();
-  }
-  bool Equal(const void* a, const void* b) const override {
-    return *static_cast<const RouteConfig*>(a) ==
-           *static_cast<const RouteConfig*>(b);
+    return internal::DecodeRouteConfigProto(serialized, name);
   }
 };
 
@@ -633,8 +624,8 @@ RouteConfig ParseRouteConfig(const route_pb::RouteConfiguration& proto,
 
 namespace internal {
 
-DecodeResult DecodeRouteConfigWithProtobuf(absl::string_view serialized) {
-  DecodeResult result;
+absl::StatusOr<RouteConfig> DecodeRouteConfigProto(absl::string_view serialized,
+                                                   std::string* name) {
   // On an arena, as for ClusterLoadAssignment: a 10,000-virtual-host
   // configuration is ~100,000 small messages and strings, and freeing them
   // one by one cost as much as validating them.
@@ -648,33 +639,45 @@ DecodeResult DecodeRouteConfigWithProtobuf(absl::string_view serialized) {
   if (serialized.size() > static_cast<size_t>(INT_MAX) ||
       !proto.ParseFromArray(serialized.data(),
                             static_cast<int>(serialized.size()))) {
-    result.value = absl::InvalidArgumentError(
+    return absl::InvalidArgumentError(
         DecodeFailureMessage("cannot decode RouteConfiguration",
                              *proto.GetDescriptor(), serialized));
-    return result;
   }
-  result.name = proto.name();
+  *name = proto.name();
   ValidationErrors errors;
   RouteConfig config = ParseRouteConfig(proto, &errors);
-  absl::Status status = errors.status("errors validating RouteConfiguration");
-  if (!status.ok()) {
-    result.value = status;
+  if (!errors.ok()) {
+    return errors.status("errors validating RouteConfiguration");
+  }
+  return config;
+}
+
+DecodeResult DecodeRouteConfigWithProtobuf(absl::string_view serialized) {
+  DecodeResult result;
+  absl::StatusOr<RouteConfig> config =
+      DecodeRouteConfigProto(serialized, &result.name);
+  if (config.ok()) {
+    result.value = XdsResourceType<RouteConfig>::Wrap(*std::move(config));
   } else {
-    result.value = std::shared_ptr<const void>(
-        std::make_shared<const RouteConfig>(std::move(config)));
+    result.value = config.status();
   }
   return result;
 }
 
 }  // namespace internal
 
-const ResourceType& RouteConfigResourceType() {
+template <>
+const XdsResourceType<RouteConfig>& XdsResourceType<RouteConfig>::Get() {
   // The fast path's one-time descriptor check (it may build the messages'
   // descriptors: up to a few ms) runs here, when a client first registers
   // the type, rather than on its first response.
   static const RouteConfigType* const kType =
       (internal::RouteConfigFastPathAvailable(), new RouteConfigType());
   return *kType;
+}
+
+const XdsResourceType<RouteConfig>& RouteConfigResourceType() {
+  return XdsResourceType<RouteConfig>::Get();
 }
 
 }  // namespace resources

@@ -2,10 +2,10 @@
 // immutable value, following gRPC C-core 1.51's client rules (A28 routing,
 // A36 additions), restricted to the fields our protos carry.
 //
-//   const resources::ResourceType& rds = resources::RouteConfigResourceType();
+//   const auto& rds = resources::RouteConfigResourceType();
 //   resources::DecodeResult r = rds.Decode({}, bytes);
-//   auto config = std::static_pointer_cast<const resources::RouteConfig>(
-//       *r.value);
+//   if (!r.value.ok()) return r.value.status();
+//   std::shared_ptr<const resources::RouteConfig> config = rds.Cast(*r.value);
 //   for (const auto& vhost : config->virtual_hosts) ...
 //
 // Like gRPC, a route whose match can never succeed (bad path, query
@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "json/json.h"
+#include "lib/resources/resource_type.h"
 
 namespace envoy {
 namespace config {
@@ -187,6 +188,12 @@ struct RouteConfig {
 RouteConfig ParseRouteConfig(
     const envoy::config::route::v3::RouteConfiguration& proto,
     ValidationErrors* errors);
+
+// The client's resource type for RouteConfig (the same object as
+// XdsResourceType<RouteConfig>::Get()).
+template <>
+const XdsResourceType<RouteConfig>& XdsResourceType<RouteConfig>::Get();
+const XdsResourceType<RouteConfig>& RouteConfigResourceType();
 
 }  // namespace resources
 }  // namespace xdsfed

@@ -53,7 +53,11 @@ bool RouteConfigFastPathAvailable();
 // empty when the fast path is available.
 std::vector<std::string> RouteConfigFastPathMismatches();
 
-// The libprotobuf path alone: parse, then ParseRouteConfig (route_config.cc).
+// The libprotobuf path alone: parse, then ParseRouteConfig (route_config.cc);
+// *name is set as soon as the bytes parse.
+absl::StatusOr<RouteConfig> DecodeRouteConfigProto(absl::string_view serialized,
+                                                   std::string* name);
+// The same as a ResourceType's DecodeResult.
 DecodeResult DecodeRouteConfigWithProtobuf(absl::string_view serialized);
 
 }  // namespace internal

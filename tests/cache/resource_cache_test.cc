@@ -15,6 +15,16 @@ namespace xdsfed {
 namespace cache {
 namespace {
 
+// A cached value for these tests: the cache only stores it.
+struct IntData final : ResourceData {
+  explicit IntData(int v) : value(v) {}
+  const int value;
+};
+int IntOf(const Entry& e) {
+  const auto* data = dynamic_cast<const IntData*>(e.value().get());
+  return data == nullptr ? -1 : data->value;
+}
+
 using ::testing::UnorderedElementsAreArray;
 
 constexpr absl::string_view kLds = "envoy.config.listener.v3.Listener";
@@ -371,7 +381,7 @@ TEST(ResourceCacheTest, StateTransitions) {
     now += absl::Seconds(1);
     switch (s.op) {
       case kAck:
-        f.cache.SetAcked(e, std::make_shared<const int>(step),
+        f.cache.SetAcked(e, std::make_shared<const IntData>(step),
                          absl::StrCat("bytes-", s.version), s.version, now);
         break;
       case kNack:
@@ -398,7 +408,7 @@ TEST(ResourceCacheTest, StateTransitions) {
       EXPECT_EQ(e->error_time(), now);
     }
   }
-  EXPECT_EQ(*e->value_as<int>(), 8);
+  EXPECT_EQ(IntOf(*e), 8);
   EXPECT_EQ(StateName(State::kDoesNotExist), "DOES_NOT_EXIST");
 }
 
@@ -557,7 +567,7 @@ TEST(ResourceCacheTest, MutableIterationForDeletionSweep) {
   for (const Case& c : kCases) {
     if (!c.listed) continue;
     Entry* e = f.cache.Find(f.lds, c.name);
-    f.cache.SetAcked(e, std::make_shared<const int>(1), "", "v1", now);
+    f.cache.SetAcked(e, std::make_shared<const IntData>(1), "", "v1", now);
     e->set_client_data(kGeneration);
   }
   f.cache.ForEachOfServer(1, f.lds, [&](Entry& e) {

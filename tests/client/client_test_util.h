@@ -47,9 +47,16 @@ using envoy::service::discovery::v3::DiscoveryResponse;
 struct FakeValue {
   std::string name;
   std::string value;
+  // Only the value counts (an update with the same value notifies no one).
+  bool operator==(const FakeValue& other) const { return value == other.value; }
+  Json::Value ToJson() const {
+    Json::Value json(Json::objectValue);
+    json["value"] = value;
+    return json;
+  }
 };
 
-class FakeType : public resources::ResourceType {
+class FakeType : public resources::XdsResourceType<FakeValue> {
  public:
   FakeType(absl::string_view url, absl::string_view short_name,
            bool all_required)
@@ -57,33 +64,21 @@ class FakeType : public resources::ResourceType {
   absl::string_view type_url() const override { return url_; }
   absl::string_view short_name() const override { return short_name_; }
   bool all_resources_required_in_sotw() const override { return all_required_; }
-  resources::DecodeResult Decode(const resources::DecodeContext&,
-                                 absl::string_view bytes) const override {
-    resources::DecodeResult result;
+
+ protected:
+  absl::StatusOr<FakeValue> DecodeValue(const resources::DecodeContext&,
+                                        absl::string_view bytes,
+                                        std::string* name) const override {
     envoy::config::core::v3::Node node;
     if (!node.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-      result.value = absl::InvalidArgumentError("can't parse fake resource");
-      return result;
+      return absl::InvalidArgumentError("can't parse fake resource");
     }
-    result.name = node.id();
+    *name = node.id();
     if (node.user_agent_name() == "invalid") {
-      result.value = absl::InvalidArgumentError(
+      return absl::InvalidArgumentError(
           "[field:user_agent_name error:fake resource marked invalid]");
-      return result;
     }
-    result.value =
-        std::shared_ptr<const void>(std::make_shared<const FakeValue>(
-            FakeValue{node.id(), node.cluster()}));
-    return result;
-  }
-  Json::Value ToJson(const void* value) const override {
-    Json::Value json(Json::objectValue);
-    json["value"] = static_cast<const FakeValue*>(value)->value;
-    return json;
-  }
-  bool Equal(const void* a, const void* b) const override {
-    return static_cast<const FakeValue*>(a)->value ==
-           static_cast<const FakeValue*>(b)->value;
+    return FakeValue{node.id(), node.cluster()};
   }
 
  private:
@@ -114,6 +109,19 @@ inline const FakeType& FakeEndpointType() {
       new FakeType(kEdsUrl, "ClusterLoadAssignment", false);
   return *type;
 }
+
+}  // namespace testing
+}  // namespace client
+
+// XdsClient::Watch<FakeValue> watches Listeners through the fake LDS type.
+template <>
+inline const resources::XdsResourceType<client::testing::FakeValue>&
+resources::XdsResourceType<client::testing::FakeValue>::Get() {
+  return client::testing::FakeListenerType();
+}
+
+namespace client {
+namespace testing {
 
 // One resource as an Any of `type_url` (default: the response's type).
 struct FakeResource {
@@ -359,7 +367,7 @@ class FakeTimers final : public Timers {
 
 // --- Recording watcher ---
 
-class RecordingWatcher : public Watcher {
+class RecordingWatcher : public AnyWatcher {
  public:
   // "changed:<value>", "error:<status>", "does_not_exist".
   std::vector<std::string> events() {
@@ -372,10 +380,12 @@ class RecordingWatcher : public Watcher {
     out.swap(events_);
     return out;
   }
-  void OnResourceChanged(std::shared_ptr<const void> value) override {
+  void OnChanged(
+      std::shared_ptr<const resources::ResourceData> value) override {
+    const FakeValue* fake = FakeType::Cast(value.get());
     MutexLock lock(&mu_);
-    events_.push_back(absl::StrCat(
-        "changed:", static_cast<const FakeValue*>(value.get())->value));
+    events_.push_back(
+        absl::StrCat("changed:", fake != nullptr ? fake->value : "<not fake>"));
   }
   void OnError(absl::Status status) override {
     MutexLock lock(&mu_);

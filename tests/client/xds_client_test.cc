@@ -699,8 +699,9 @@ TEST(BackoffTest, CapAndJitter) {
 
 class CancellingWatcher : public RecordingWatcher {
  public:
-  void OnResourceChanged(std::shared_ptr<const void> value) override {
-    RecordingWatcher::OnResourceChanged(std::move(value));
+  void OnChanged(
+      std::shared_ptr<const resources::ResourceData> value) override {
+    RecordingWatcher::OnChanged(std::move(value));
     client->CancelWatch(id);
   }
   XdsClient* client = nullptr;
@@ -746,7 +747,7 @@ TEST(XdsClientTest, CancelLastWatchInsideCallbackReleasesChannel) {
   EXPECT_TRUE(ads->ended());
 }
 
-class ValueWatcher : public TypedWatcher<FakeValue> {
+class ValueWatcher : public resources::ResourceWatcher<FakeValue> {
  public:
   void OnChanged(std::shared_ptr<const FakeValue> value) override {
     values.push_back(value->name + "=" + value->value);
@@ -759,15 +760,16 @@ class ValueWatcher : public TypedWatcher<FakeValue> {
 TEST(XdsClientTest, TypedWatcher) {
   Harness h;
   auto w = std::make_shared<ValueWatcher>();
-  h.client->Watch(FakeListenerType(), "l1", w);
+  h.client->Watch<FakeValue>("l1", w);
   h.factory->Call(0)->Respond(MakeResponse(kLdsUrl, "v1", "n1", {{"l1", "x"}}));
   EXPECT_THAT(w->values, ElementsAre("l1=x"));
 }
 
 class ChainingWatcher : public RecordingWatcher {
  public:
-  void OnResourceChanged(std::shared_ptr<const void> value) override {
-    RecordingWatcher::OnResourceChanged(value);
+  void OnChanged(
+      std::shared_ptr<const resources::ResourceData> value) override {
+    RecordingWatcher::OnChanged(value);
     // Like a resolver following LDS -> RDS from inside the callback.
     if (child == nullptr) {
       child = std::make_shared<RecordingWatcher>();
@@ -864,9 +866,10 @@ TEST(XdsClientTest, ConcurrentWatchAndCancel) {
   class ReentrantWatcher : public RecordingWatcher {
    public:
     explicit ReentrantWatcher(XdsClient* c) : client(c) {}
-    void OnResourceChanged(std::shared_ptr<const void> value) override {
+    void OnChanged(
+        std::shared_ptr<const resources::ResourceData> value) override {
       client->DumpConfig();  // takes the client's lock
-      RecordingWatcher::OnResourceChanged(std::move(value));
+      RecordingWatcher::OnChanged(std::move(value));
     }
     XdsClient* client;
   };

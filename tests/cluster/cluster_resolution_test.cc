@@ -31,12 +31,14 @@ class FakeSource : public ClusterDataSource {
  public:
   WatchHandle WatchCluster(
       const std::string& name,
-      std::shared_ptr<DataWatcher<ClusterResource>> watcher) override {
+      std::shared_ptr<resources::ResourceWatcher<ClusterResource>> watcher)
+      override {
     return Add(&cds_, name, std::move(watcher));
   }
   WatchHandle WatchEndpoints(
       const std::string& name,
-      std::shared_ptr<DataWatcher<EndpointResource>> watcher) override {
+      std::shared_ptr<resources::ResourceWatcher<EndpointResource>> watcher)
+      override {
     return Add(&eds_, name, std::move(watcher));
   }
   void CancelWatch(WatchHandle handle) override {
@@ -77,15 +79,16 @@ class FakeSource : public ClusterDataSource {
  private:
   template <typename T>
   struct Watches {
-    std::map<std::string,
-             std::map<WatchHandle, std::shared_ptr<DataWatcher<T>>>>
+    std::map<
+        std::string,
+        std::map<WatchHandle, std::shared_ptr<resources::ResourceWatcher<T>>>>
         by_name;
     std::map<WatchHandle, std::string> names;
   };
 
   template <typename T>
   WatchHandle Add(Watches<T>* watches, const std::string& name,
-                  std::shared_ptr<DataWatcher<T>> watcher) {
+                  std::shared_ptr<resources::ResourceWatcher<T>> watcher) {
     WatchHandle handle = next_++;
     watches->by_name[name][handle] = std::move(watcher);
     watches->names[handle] = name;
@@ -109,9 +112,9 @@ class FakeSource : public ClusterDataSource {
   }
   // A copy: a callback may start or cancel watches.
   template <typename T>
-  static std::vector<std::shared_ptr<DataWatcher<T>>> WatchersOf(
+  static std::vector<std::shared_ptr<resources::ResourceWatcher<T>>> WatchersOf(
       const Watches<T>& watches, const std::string& name) {
-    std::vector<std::shared_ptr<DataWatcher<T>>> out;
+    std::vector<std::shared_ptr<resources::ResourceWatcher<T>>> out;
     auto it = watches.by_name.find(name);
     if (it == watches.by_name.end()) return out;
     for (const auto& [handle, watcher] : it->second) out.push_back(watcher);

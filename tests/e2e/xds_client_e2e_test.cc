@@ -34,7 +34,11 @@
 #include "json/json.h"
 #include "lib/bootstrap/bootstrap.h"
 #include "lib/client/xds_client.h"
+#include "lib/resources/cluster.h"
+#include "lib/resources/endpoint.h"
+#include "lib/resources/listener.h"
 #include "lib/resources/resource_type.h"
+#include "lib/resources/route_config.h"
 #include "lib/transport/grpc_transport.h"
 #include "tools/control_plane/control_plane.h"
 
@@ -258,14 +262,15 @@ struct Event {
 };
 
 // Records every callback; tests wait for the events they expect.
-class RecordingWatcher : public client::Watcher {
+class RecordingWatcher : public client::AnyWatcher {
  public:
   using Events = std::vector<Event>;
 
   explicit RecordingWatcher(const resources::ResourceType& type)
       : type_(type) {}
 
-  void OnResourceChanged(std::shared_ptr<const void> value) override {
+  void OnChanged(
+      std::shared_ptr<const resources::ResourceData> value) override {
     Add({Event::Kind::kChanged, type_.ToJson(value.get()), absl::OkStatus(),
          absl::Now()});
   }
@@ -346,10 +351,11 @@ class RecordingWatcher : public client::Watcher {
 };
 
 // Counts callbacks only (for the stress test, where events pile up).
-class CountingWatcher : public client::Watcher {
+class CountingWatcher : public client::AnyWatcher {
  public:
   explicit CountingWatcher(std::atomic<int>* n) : n_(n) {}
-  void OnResourceChanged(std::shared_ptr<const void> /*value*/) override {
+  void OnChanged(
+      std::shared_ptr<const resources::ResourceData> /*value*/) override {
     ++*n_;
   }
   void OnError(absl::Status /*status*/) override { ++*n_; }

@@ -51,9 +51,9 @@ std::shared_ptr<const Bootstrap> MakeBootstrap(bool federation = true) {
   return *bootstrap;
 }
 
-class NoopWatcher : public client::Watcher {
+class NoopWatcher : public client::AnyWatcher {
  public:
-  void OnResourceChanged(std::shared_ptr<const void>) override {}
+  void OnChanged(std::shared_ptr<const resources::ResourceData>) override {}
   void OnError(absl::Status) override {}
   void OnDoesNotExist() override {}
 };

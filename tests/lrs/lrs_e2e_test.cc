@@ -24,6 +24,7 @@
 #include "lib/bootstrap/bootstrap.h"
 #include "lib/client/xds_client.h"
 #include "lib/lrs/lrs_client.h"
+#include "lib/resources/cluster.h"
 #include "lib/resources/resource_type.h"
 #include "lib/transport/grpc_transport.h"
 #include "tools/control_plane/control_plane.h"
@@ -294,8 +295,8 @@ TEST(LrsE2eTest, RefusesServerNotInBootstrap) {
 TEST(LrsE2eTest, SharesTheAdsConnection) {
   Cp cp = StartCp({});
   Clients c = MakeClients(cp.port);
-  class Watcher : public client::Watcher {
-    void OnResourceChanged(std::shared_ptr<const void>) override {}
+  class Watcher : public client::AnyWatcher {
+    void OnChanged(std::shared_ptr<const resources::ResourceData>) override {}
     void OnError(absl::Status) override {}
     void OnDoesNotExist() override {}
   };

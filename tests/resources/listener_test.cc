@@ -56,7 +56,7 @@ std::string ErrorOf(const listener_pb::Listener& l) {
 }
 
 const Listener& ValueOf(const DecodeResult& r) {
-  return *static_cast<const Listener*>(r.value->get());
+  return *XdsResourceType<Listener>::Cast(r.value->get());
 }
 
 std::string ToJsonText(const DecodeResult& r) {

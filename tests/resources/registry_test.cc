@@ -1,10 +1,15 @@
 // Tests for FindResourceType (lib/resources/registry.cc): every spelling a
 // user or a DiscoveryResponse uses for a type (CLI.md §watch, A47 type
 // segments of xdstp: names).
+#include <memory>
 #include <string>
 
 #include "gtest/gtest.h"
+#include "lib/resources/cluster.h"
+#include "lib/resources/endpoint.h"
+#include "lib/resources/listener.h"
 #include "lib/resources/resource_type.h"
+#include "lib/resources/route_config.h"
 
 namespace xdsfed {
 namespace resources {
@@ -85,6 +90,34 @@ TEST(RegistryTest, TypeProperties) {
     EXPECT_EQ(c.type->short_name(), c.short_name);
     EXPECT_EQ(c.type->all_resources_required_in_sotw(), c.all_required);
   }
+}
+
+// XdsResourceType<T>::Get() is the type the client uses for T (what
+// XdsClient::Watch<T> subscribes with), the same object as the named getter.
+TEST(RegistryTest, TypedGetIsTheRegisteredType) {
+  EXPECT_EQ(&XdsResourceType<Listener>::Get(), &ListenerResourceType());
+  EXPECT_EQ(&XdsResourceType<RouteConfig>::Get(), &RouteConfigResourceType());
+  EXPECT_EQ(&XdsResourceType<ClusterResource>::Get(), &ClusterResourceType());
+  EXPECT_EQ(&XdsResourceType<EndpointResource>::Get(), &EndpointResourceType());
+}
+
+// Cast is checked: a value of one type never reads as another, and the
+// type-erased ToJson / Equal of a type refuse another type's value.
+TEST(RegistryTest, CastChecksTheValueType) {
+  ClusterResource cluster;
+  cluster.name = "c1";
+  std::shared_ptr<const ResourceData> data =
+      XdsResourceType<ClusterResource>::Wrap(cluster);
+  ASSERT_NE(XdsResourceType<ClusterResource>::Cast(data.get()), nullptr);
+  EXPECT_EQ(XdsResourceType<ClusterResource>::Cast(data)->name, "c1");
+  EXPECT_EQ(XdsResourceType<Listener>::Cast(data.get()), nullptr);
+  EXPECT_EQ(XdsResourceType<EndpointResource>::Cast(data), nullptr);
+  EXPECT_EQ(XdsResourceType<Listener>::Cast(nullptr), nullptr);
+  EXPECT_EQ(ClusterResourceType().ToJson(data.get())["name"].asString(), "c1");
+  EXPECT_TRUE(ListenerResourceType().ToJson(data.get()).isNull());
+  EXPECT_TRUE(ClusterResourceType().Equal(data.get(), data.get()));
+  EXPECT_FALSE(ListenerResourceType().Equal(data.get(), data.get()));
+  EXPECT_FALSE(ClusterResourceType().Equal(data.get(), nullptr));
 }
 
 }  // namespace

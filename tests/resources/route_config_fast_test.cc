@@ -57,7 +57,7 @@ route_pb::Route* FirstRoute(route_pb::RouteConfiguration* rc) {
 }
 
 const RouteConfig& ValueOf(const DecodeResult& r) {
-  return *static_cast<const RouteConfig*>(r.value->get());
+  return *XdsResourceType<RouteConfig>::Cast(r.value->get());
 }
 
 // Checks the contract on `bytes` and returns whether the fast path took

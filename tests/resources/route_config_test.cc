@@ -47,7 +47,7 @@ std::string ErrorOf(const route_pb::RouteConfiguration& rc) {
 }
 
 const RouteConfig& ValueOf(const DecodeResult& r) {
-  return *static_cast<const RouteConfig*>(r.value->get());
+  return *XdsResourceType<RouteConfig>::Cast(r.value->get());
 }
 
 TEST(RouteConfigTest, TypeMetadata) {
