@@ -54,8 +54,8 @@ void Check(absl::string_view bytes) {
     XDSFED_CHECK(both.name == slow_name);
     XDSFED_CHECK(both.value.ok() == slow.ok());
     if (both.value.ok()) {
-      XDSFED_CHECK(*static_cast<const ClusterResource*>(both.value->get()) ==
-                   *slow);
+      XDSFED_CHECK(*::xdsfed::resources::ClusterResourceType().Cast(
+                       both.value->get()) == *slow);
     } else {
       XDSFED_CHECK(both.value.status() == slow.status());
     }

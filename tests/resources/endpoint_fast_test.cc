@@ -83,8 +83,8 @@ bool CheckBytes(const std::string& bytes) {
   EXPECT_EQ(both.name, slow_name);
   EXPECT_EQ(both.value.ok(), slow.ok());
   if (both.value.ok() && slow.ok()) {
-    EXPECT_TRUE(*static_cast<const EndpointResource*>(both.value->get()) ==
-                *slow);
+    EXPECT_TRUE(*::xdsfed::resources::EndpointResourceType().Cast(
+                    both.value->get()) == *slow);
   } else {
     EXPECT_EQ(both.value.status(), slow.status());
   }
