@@ -73,13 +73,16 @@ absl::StatusOr<std::string> JsonToSerialized(
 // would, to `out`. A RouteConfiguration goes one virtual host at a time:
 // its whole Json::Value tree is ~30x the size of its JSON text, and the
 // text itself ~2x the input (issue 16 item 5).
-void WriteResourceJson(const resources::ResourceType& type, const void* value,
+void WriteResourceJson(const resources::ResourceType& type,
+                       const resources::ResourceData* value,
                        std::ostream& out) {
-  if (type.type_name() != "envoy.config.route.v3.RouteConfiguration") {
+  const resources::RouteConfig* route_config =
+      resources::RouteConfigResourceType().Cast(value);
+  if (route_config == nullptr) {
     out << JsonToString(type.ToJson(value));
     return;
   }
-  const auto& config = *static_cast<const resources::RouteConfig*>(value);
+  const resources::RouteConfig& config = *route_config;
   out << "{\"name\":" << JsonToString(Json::Value(config.name))
       << ",\"virtual_hosts\":[";
   for (size_t i = 0; i < config.virtual_hosts.size(); ++i) {
