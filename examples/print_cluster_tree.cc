@@ -69,8 +69,7 @@ int main(int argc, char** argv) {
       std::cerr << name << ": " << decoded.value.status() << "\n";
       return 1;
     }
-    received[name] =
-        std::static_pointer_cast<const res::ClusterResource>(*decoded.value);
+    received[name] = res::ClusterResourceType().Cast(*decoded.value);
   }
 
   // A37: walk the aggregate clusters down to the leaves. The lookup says

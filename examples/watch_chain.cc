@@ -22,8 +22,10 @@
 #include "lib/bootstrap/target_resolver.h"
 #include "lib/client/xds_client.h"
 #include "lib/resources/cluster.h"
+#include "lib/resources/endpoint.h"
 #include "lib/resources/listener.h"
 #include "lib/resources/resource_type.h"
+#include "lib/resources/route_config.h"
 #include "lib/resources/virtual_host_select.h"
 #include "lib/transport/grpc_transport.h"
 
@@ -41,15 +43,17 @@ class Chain : public std::enable_shared_from_this<Chain> {
   Chain(XdsClient& client, std::string authority)
       : client_(client), authority_(std::move(authority)) {}
 
-  // Watches `name` of `type`; a name already watched is not watched again.
-  void Watch(const res::ResourceType& type, const std::string& name) {
+  // Watches `name` of type T (res::Listener, res::RouteConfig, ...); a name
+  // already watched is not watched again.
+  template <typename T>
+  void Watch(const std::string& name) {
     {
       std::lock_guard<std::mutex> lock(mu_);
+      const auto& type = res::XdsResourceType<T>::Get();
       if (!watched_.insert(std::string(type.type_url()) + name).second) return;
       ++pending_;
     }
-    client_.Watch(type, name,
-                  std::make_shared<Link>(shared_from_this(), type, name));
+    client_.Watch<T>(name, std::make_shared<Link<T>>(shared_from_this(), name));
   }
 
   // Blocks until every watched resource has had a value (or the deadline).
@@ -59,22 +63,23 @@ class Chain : public std::enable_shared_from_this<Chain> {
   }
 
  private:
-  // One watch: prints what arrives and follows it.
-  class Link : public xdsfed::client::Watcher {
+  // One watch: prints what arrives (a std::shared_ptr<const T>) and follows
+  // it.
+  template <typename T>
+  class Link : public res::ResourceWatcher<T> {
    public:
-    Link(std::weak_ptr<Chain> chain, const res::ResourceType& type,
-         std::string name)
-        : chain_(std::move(chain)), type_(type), name_(std::move(name)) {}
+    Link(std::weak_ptr<Chain> chain, std::string name)
+        : chain_(std::move(chain)), name_(std::move(name)) {}
 
-    void OnResourceChanged(std::shared_ptr<const void> value) override {
+    void OnChanged(std::shared_ptr<const T> value) override {
       Json::Value line(Json::objectValue);
-      line["type"] = std::string(type_.type_url());
+      line["type"] = std::string(res::XdsResourceType<T>::Get().type_url());
       line["name"] = name_;
-      line["resource"] = type_.ToJson(value.get());
+      line["resource"] = value->ToJson();
       std::cout << Json::FastWriter().write(line) << std::flush;
       std::shared_ptr<Chain> chain = chain_.lock();
       if (chain == nullptr) return;  // main is done with it
-      chain->Follow(type_, value.get());
+      chain->Follow(*value);
       if (!seen_) {
         seen_ = true;
         chain->Arrived();
@@ -91,50 +96,44 @@ class Chain : public std::enable_shared_from_this<Chain> {
     // Weak: the client holds the watchers, and the chain must not keep
     // itself alive through them.
     std::weak_ptr<Chain> chain_;
-    const res::ResourceType& type_;
     const std::string name_;
     bool seen_ = false;
   };
 
-  // Starts the watches `value` (of `type`) points to.
-  void Follow(const res::ResourceType& type, const void* value) {
-    if (&type == &res::ListenerResourceType()) {
-      const auto& listener = *static_cast<const res::Listener*>(value);
-      const auto* api = std::get_if<res::ApiListener>(&listener.listener);
-      if (api == nullptr) return;
-      const auto& route = api->http_connection_manager.route_config;
-      if (const auto* rds =
-              std::get_if<res::HttpConnectionManager::Rds>(&route)) {
-        Watch(res::RouteConfigResourceType(), rds->route_config_name);
-      } else {
-        FollowRoutes(std::get<res::RouteConfig>(route));
-      }
-    } else if (&type == &res::RouteConfigResourceType()) {
-      FollowRoutes(*static_cast<const res::RouteConfig*>(value));
-    } else if (&type == &res::ClusterResourceType()) {
-      const auto& cluster = *static_cast<const res::ClusterResource*>(value);
-      if (const auto* eds =
-              std::get_if<res::ClusterResource::Eds>(&cluster.kind)) {
-        Watch(res::EndpointResourceType(), eds->EdsResourceName(cluster.name));
-      } else if (const auto* aggregate =
-                     std::get_if<res::ClusterResource::Aggregate>(
-                         &cluster.kind)) {
-        for (const std::string& child : aggregate->prioritized_cluster_names) {
-          Watch(res::ClusterResourceType(), child);
-        }
-      }
+  // Start the watches a value points to.
+  void Follow(const res::Listener& listener) {
+    const auto* api = std::get_if<res::ApiListener>(&listener.listener);
+    if (api == nullptr) return;
+    const auto& route = api->http_connection_manager.route_config;
+    if (const auto* rds =
+            std::get_if<res::HttpConnectionManager::Rds>(&route)) {
+      Watch<res::RouteConfig>(rds->route_config_name);
+    } else {
+      Follow(std::get<res::RouteConfig>(route));
     }
   }
-
   // The virtual host for the target's authority, and its clusters.
-  void FollowRoutes(const res::RouteConfig& route_config) {
+  void Follow(const res::RouteConfig& route_config) {
     const res::VirtualHost* host =
         res::FindVirtualHost(route_config.virtual_hosts, authority_);
     if (host == nullptr) return;
     for (const std::string& cluster : res::ClusterNamesOf(*host)) {
-      Watch(res::ClusterResourceType(), cluster);
+      Watch<res::ClusterResource>(cluster);
     }
   }
+  void Follow(const res::ClusterResource& cluster) {
+    if (const auto* eds =
+            std::get_if<res::ClusterResource::Eds>(&cluster.kind)) {
+      Watch<res::EndpointResource>(eds->EdsResourceName(cluster.name));
+    } else if (const auto* aggregate =
+                   std::get_if<res::ClusterResource::Aggregate>(
+                       &cluster.kind)) {
+      for (const std::string& child : aggregate->prioritized_cluster_names) {
+        Watch<res::ClusterResource>(child);
+      }
+    }
+  }
+  void Follow(const res::EndpointResource& /*endpoints*/) {}  // the end
 
   void Arrived() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -178,6 +177,6 @@ int main(int argc, char** argv) {
     return 1;
   }
   auto chain = std::make_shared<Chain>(**client, target->data_plane_authority);
-  chain->Watch(res::ListenerResourceType(), target->listener_resource_name);
+  chain->Watch<res::Listener>(target->listener_resource_name);
   return chain->Wait(std::chrono::seconds(20)) ? 0 : 1;
 }
