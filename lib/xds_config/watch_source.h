@@ -11,13 +11,15 @@
 
 #include "lib/cluster/cluster_data_source.h"
 #include "lib/resources/listener.h"
+#include "lib/resources/resource_type.h"
 #include "lib/resources/route_config.h"
 
 namespace xdsfed {
 namespace xds_config {
 
+// The XdsClient's own watcher type (XdsClient::Watch<T>).
 template <typename T>
-using ResourceWatcher = cluster::DataWatcher<T>;
+using ResourceWatcher = resources::ResourceWatcher<T>;
 
 // CDS and EDS as the cluster driver (lib/cluster) watches them, plus LDS and
 // RDS.

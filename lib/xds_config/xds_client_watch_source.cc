@@ -9,7 +9,7 @@ namespace {
 // An XdsClient watcher that reports each event to the observer (if any),
 // then forwards it to the xds_config watcher.
 template <typename T>
-class Forwarder : public client::TypedWatcher<T> {
+class Forwarder : public ResourceWatcher<T> {
  public:
   Forwarder(std::shared_ptr<ResourceWatcher<T>> target,
             ResourceObserver observer, absl::string_view type_url,
@@ -72,8 +72,8 @@ Json::Value ResourceEvent::ValueJson() const {
 cluster::ClusterDataSource::WatchHandle XdsClientWatchSource::WatchListener(
     const std::string& name,
     std::shared_ptr<ResourceWatcher<resources::Listener>> watcher) {
-  return client_->Watch(
-      resources::ListenerResourceType(), name,
+  return client_->Watch<resources::Listener>(
+      name,
       std::make_shared<Forwarder<resources::Listener>>(
           std::move(watcher), observer_, resources::kListenerTypeUrl, name));
 }
@@ -81,8 +81,8 @@ cluster::ClusterDataSource::WatchHandle XdsClientWatchSource::WatchListener(
 cluster::ClusterDataSource::WatchHandle XdsClientWatchSource::WatchRouteConfig(
     const std::string& name,
     std::shared_ptr<ResourceWatcher<resources::RouteConfig>> watcher) {
-  return client_->Watch(
-      resources::RouteConfigResourceType(), name,
+  return client_->Watch<resources::RouteConfig>(
+      name,
       std::make_shared<Forwarder<resources::RouteConfig>>(
           std::move(watcher), observer_, resources::kRouteConfigTypeUrl, name));
 }
@@ -90,8 +90,8 @@ cluster::ClusterDataSource::WatchHandle XdsClientWatchSource::WatchRouteConfig(
 cluster::ClusterDataSource::WatchHandle XdsClientWatchSource::WatchCluster(
     const std::string& name,
     std::shared_ptr<ResourceWatcher<resources::ClusterResource>> watcher) {
-  return client_->Watch(
-      resources::ClusterResourceType(), name,
+  return client_->Watch<resources::ClusterResource>(
+      name,
       std::make_shared<Forwarder<resources::ClusterResource>>(
           std::move(watcher), observer_, resources::kClusterTypeUrl, name));
 }
@@ -99,8 +99,8 @@ cluster::ClusterDataSource::WatchHandle XdsClientWatchSource::WatchCluster(
 cluster::ClusterDataSource::WatchHandle XdsClientWatchSource::WatchEndpoints(
     const std::string& name,
     std::shared_ptr<ResourceWatcher<resources::EndpointResource>> watcher) {
-  return client_->Watch(
-      resources::EndpointResourceType(), name,
+  return client_->Watch<resources::EndpointResource>(
+      name,
       std::make_shared<Forwarder<resources::EndpointResource>>(
           std::move(watcher), observer_, resources::kEndpointTypeUrl, name));
 }
