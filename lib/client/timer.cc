@@ -9,7 +9,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
-#include "lib/client/mutex.h"
+#include "lib/base/mutex.h"
 
 namespace xdsfed {
 namespace client {

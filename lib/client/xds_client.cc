@@ -23,12 +23,12 @@
 #include "absl/strings/strip.h"
 #include "envoy/service/discovery/v3/discovery.pb.h"
 #include "google/protobuf/arena.h"
+#include "lib/base/mutex.h"
+#include "lib/base/work_serializer.h"
 #include "lib/cache/resource_cache.h"
 #include "lib/client/ads_request.h"
 #include "lib/client/config_dump.h"
-#include "lib/client/mutex.h"
 #include "lib/client/stream_event_forwarder.h"
-#include "lib/client/work_serializer.h"
 #include "lib/name/resource_name.h"
 
 namespace xdsfed {

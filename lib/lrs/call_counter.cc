@@ -4,7 +4,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
-#include "lib/client/mutex.h"
+#include "lib/base/mutex.h"
 #include "lib/lrs/load_stats.h"
 
 namespace xdsfed {
@@ -13,7 +13,7 @@ namespace lrs {
 // Weak entries: the map must not keep a counter alive. An expired entry is
 // either being destroyed (its destructor erases it) or already replaced.
 struct CallCounter::Map {
-  mutable client::Mutex mu;
+  mutable Mutex mu;
   absl::flat_hash_map<std::pair<std::string, std::string>,
                       std::weak_ptr<CallCounter>>
       counters ABSL_GUARDED_BY(mu);
@@ -26,7 +26,7 @@ CallCounter::CallCounter(std::shared_ptr<Map> map, std::string cluster,
       eds_service_name_(std::move(eds_service_name)) {}
 
 CallCounter::~CallCounter() {
-  client::MutexLock lock(&map_->mu);
+  MutexLock lock(&map_->mu);
   auto it = map_->counters.find(std::make_pair(cluster_, eds_service_name_));
   // Not expired: a GetOrCreate that saw us dying already put a new counter
   // there, which stays.
@@ -59,7 +59,7 @@ CallCounterRegistry& CallCounterRegistry::Global() {
 
 std::shared_ptr<CallCounter> CallCounterRegistry::GetOrCreate(
     absl::string_view cluster, absl::string_view eds_service_name) {
-  client::MutexLock lock(&map_->mu);
+  MutexLock lock(&map_->mu);
   std::weak_ptr<CallCounter>& slot = map_->counters[std::make_pair(
       std::string(cluster), std::string(eds_service_name))];
   std::shared_ptr<CallCounter> counter = slot.lock();
@@ -74,7 +74,7 @@ std::shared_ptr<CallCounter> CallCounterRegistry::GetOrCreate(
 }
 
 size_t CallCounterRegistry::size() const {
-  client::MutexLock lock(&map_->mu);
+  MutexLock lock(&map_->mu);
   return map_->counters.size();
 }
 

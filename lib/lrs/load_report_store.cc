@@ -41,7 +41,7 @@ LoadReportStore::ClusterEntry& LoadReportStore::EntryLocked(
 
 std::shared_ptr<ClusterDropStats> LoadReportStore::GetOrCreateDropStats(
     absl::string_view cluster, absl::string_view eds_service_name) {
-  client::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   ClusterEntry& entry = EntryLocked(cluster, eds_service_name);
   std::shared_ptr<ClusterDropStats> stats = entry.drop_weak.lock();
   if (stats != nullptr) return stats;
@@ -59,7 +59,7 @@ std::shared_ptr<ClusterDropStats> LoadReportStore::GetOrCreateDropStats(
 std::shared_ptr<ClusterLocalityStats> LoadReportStore::GetOrCreateLocalityStats(
     absl::string_view cluster, absl::string_view eds_service_name,
     const Locality& locality) {
-  client::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   LocalityEntry& entry =
       EntryLocked(cluster, eds_service_name).localities[locality];
   std::shared_ptr<ClusterLocalityStats> stats = entry.weak.lock();
@@ -78,7 +78,7 @@ void LoadReportStore::ReleaseDropStats(ClusterDropStats* stats,
                                        DropSnapshot final_counts) {
   bool idle;
   {
-    client::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     // Present: the entry is kept while drop_objects > 0.
     ClusterEntry& entry =
         clusters_[Key(stats->cluster(), stats->eds_service_name())];
@@ -94,7 +94,7 @@ void LoadReportStore::ReleaseLocalityStats(ClusterLocalityStats* stats,
                                            LocalitySnapshot final_counts) {
   bool idle;
   {
-    client::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     ClusterEntry& cluster =
         clusters_[Key(stats->cluster(), stats->eds_service_name())];
     LocalityEntry& entry = cluster.localities[stats->locality()];
@@ -113,7 +113,7 @@ void LoadReportStore::MaybeRunOnIdle(bool idle) {
 std::vector<ClusterLoadReport> LoadReportStore::TakeReports(
     bool send_all_clusters, const std::set<std::string>& clusters) {
   std::vector<ClusterLoadReport> reports;
-  client::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   const absl::Time now = clock_();
   for (auto it = clusters_.begin(); it != clusters_.end();) {
     ClusterEntry& entry = it->second;
@@ -149,12 +149,12 @@ std::vector<ClusterLoadReport> LoadReportStore::TakeReports(
 }
 
 bool LoadReportStore::HasLiveStats() const {
-  client::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return live_objects_ > 0;
 }
 
 bool LoadReportStore::empty() const {
-  client::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return clusters_.empty();
 }
 

@@ -32,7 +32,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "lib/client/mutex.h"
+#include "lib/base/mutex.h"
 #include "lib/lrs/load_stats.h"
 
 namespace xdsfed {
@@ -118,7 +118,7 @@ class LoadReportStore : public std::enable_shared_from_this<LoadReportStore> {
 
   const Clock clock_;
   const std::function<void()> on_idle_;
-  mutable client::Mutex mu_;
+  mutable Mutex mu_;
   std::map<Key, ClusterEntry> clusters_ ABSL_GUARDED_BY(mu_);
   size_t live_objects_ ABSL_GUARDED_BY(mu_) = 0;
 };

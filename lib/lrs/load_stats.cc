@@ -69,7 +69,7 @@ void ClusterDropStats::AddUncategorizedDrops() {
 }
 
 void ClusterDropStats::AddCallDropped(absl::string_view category) {
-  client::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   auto it = categorized_drops_.find(category);  // no copy once seen
   if (it == categorized_drops_.end()) {
     categorized_drops_.emplace(std::string(category), 1);
@@ -84,7 +84,7 @@ DropSnapshot ClusterDropStats::GetSnapshotAndReset() {
       uncategorized_drops_.exchange(0, std::memory_order_relaxed);
   absl::flat_hash_map<std::string, uint64_t> categorized;
   {
-    client::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     categorized.swap(categorized_drops_);
   }
   for (auto& category : categorized) {
@@ -117,7 +117,7 @@ void ClusterLocalityStats::AddCallFinished(
   (fail ? errors_ : successful_).fetch_add(1, std::memory_order_relaxed);
   in_progress_.fetch_sub(1, std::memory_order_relaxed);
   if (metrics.empty()) return;
-  client::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   for (const NamedMetric& metric : metrics) {
     auto it = backend_metrics_.find(metric.name);
     if (it == backend_metrics_.end()) {
@@ -141,7 +141,7 @@ LocalitySnapshot ClusterLocalityStats::GetSnapshotAndReset() {
       in_progress > 0 ? static_cast<uint64_t>(in_progress) : 0;
   absl::flat_hash_map<std::string, BackendMetric> metrics;
   {
-    client::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     metrics.swap(backend_metrics_);
   }
   for (auto& metric : metrics) {

@@ -27,7 +27,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "lib/client/mutex.h"
+#include "lib/base/mutex.h"
 #include "lib/resources/endpoint.h"
 
 namespace xdsfed {
@@ -122,7 +122,7 @@ class ClusterDropStats {
   const std::string cluster_;
   const std::string eds_service_name_;
   std::atomic<uint64_t> uncategorized_drops_{0};
-  client::Mutex mu_;
+  Mutex mu_;
   absl::flat_hash_map<std::string, uint64_t> categorized_drops_
       ABSL_GUARDED_BY(mu_);
 };
@@ -167,7 +167,7 @@ class ClusterLocalityStats {
   std::atomic<uint64_t> issued_{0};
   // Signed: a finish racing ahead of its start's increment must not wrap.
   std::atomic<int64_t> in_progress_{0};
-  client::Mutex mu_;
+  Mutex mu_;
   absl::flat_hash_map<std::string, BackendMetric> backend_metrics_
       ABSL_GUARDED_BY(mu_);
 };

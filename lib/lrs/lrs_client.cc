@@ -16,7 +16,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "lib/client/mutex.h"
+#include "lib/base/mutex.h"
 #include "lib/client/stream_event_forwarder.h"
 #include "lib/lrs/load_report_store.h"
 #include "lib/lrs/lrs_wire.h"
@@ -124,7 +124,7 @@ class LrsClient::Impl : public std::enable_shared_from_this<Impl> {
   const std::shared_ptr<Timers> timers_;
   const envoy::config::core::v3::Node node_;
 
-  mutable client::Mutex mu_;
+  mutable Mutex mu_;
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
   // By index (never removed: at most one per bootstrap server).
   std::vector<std::unique_ptr<Server>> servers_ ABSL_GUARDED_BY(mu_);
@@ -196,7 +196,7 @@ absl::StatusOr<std::shared_ptr<ClusterDropStats>> LrsClient::Impl::AddDropStats(
   Deferred d;
   std::shared_ptr<ClusterDropStats> stats;
   {
-    client::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     absl::StatusOr<Server*> server = PrepareServerLocked(lrs_server);
     if (!server.ok()) return server.status();
     stats = (*server)->store->GetOrCreateDropStats(cluster, eds_service_name);
@@ -214,7 +214,7 @@ LrsClient::Impl::AddLocalityStats(const XdsServerConfig& lrs_server,
   Deferred d;
   std::shared_ptr<ClusterLocalityStats> stats;
   {
-    client::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     absl::StatusOr<Server*> server = PrepareServerLocked(lrs_server);
     if (!server.ok()) return server.status();
     stats = (*server)->store->GetOrCreateLocalityStats(
@@ -253,7 +253,7 @@ void LrsClient::Impl::CreateCall(
       std::make_unique<Handler>(weak_from_this(), server_index, call_gen));
   Deferred d;
   {
-    client::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     Server* server = nullptr;
     Call* call = FindCallLocked(server_index, call_gen, &server);
     if (call == nullptr || call->ready) {
@@ -314,7 +314,7 @@ void LrsClient::Impl::OnRequestSent(size_t server_index, uint64_t call_gen,
                                     bool ok) {
   Deferred d;
   {
-    client::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     Server* server = nullptr;
     Call* call = FindCallLocked(server_index, call_gen, &server);
     if (call == nullptr || call->sends.empty()) return;
@@ -334,7 +334,7 @@ void LrsClient::Impl::OnRequestSent(size_t server_index, uint64_t call_gen,
 
 void LrsClient::Impl::OnRecvMessage(size_t server_index, uint64_t call_gen,
                                     absl::string_view payload) {
-  client::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   Server* server = nullptr;
   Call* call = FindCallLocked(server_index, call_gen, &server);
   if (call == nullptr) return;
@@ -354,7 +354,7 @@ void LrsClient::Impl::OnReportTimer(size_t server_index, uint64_t call_gen,
                                     uint64_t token) {
   Deferred d;
   {
-    client::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     Server* server = nullptr;
     Call* call = FindCallLocked(server_index, call_gen, &server);
     if (call == nullptr || call->report_token != token ||
@@ -389,7 +389,7 @@ void LrsClient::Impl::OnStatusReceived(size_t server_index, uint64_t call_gen,
                                        absl::Status status) {
   Deferred d;
   {
-    client::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     Server* server = nullptr;
     Call* call = FindCallLocked(server_index, call_gen, &server);
     if (call == nullptr) return;
@@ -418,7 +418,7 @@ void LrsClient::Impl::OnStatusReceived(size_t server_index, uint64_t call_gen,
 void LrsClient::Impl::OnRetryTimer(size_t server_index, uint64_t token) {
   Deferred d;
   {
-    client::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     if (shutting_down_ || server_index >= servers_.size()) return;
     Server* server = servers_[server_index].get();
     if (server->retry_token != token ||
@@ -438,7 +438,7 @@ void LrsClient::Impl::OnRetryTimer(size_t server_index, uint64_t token) {
 void LrsClient::Impl::OnIdle(size_t server_index) {
   Deferred d;
   {
-    client::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     if (shutting_down_ || server_index >= servers_.size()) return;
     Server* server = servers_[server_index].get();
     // A new stats object may have come since the store called us.
@@ -478,7 +478,7 @@ void LrsClient::Impl::RunDeferred(Deferred* d) {
 }
 
 size_t LrsClient::Impl::ActiveStreamCount() const {
-  client::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   size_t n = 0;
   for (const auto& server : servers_) {
     if (server->call != nullptr ||
@@ -492,7 +492,7 @@ size_t LrsClient::Impl::ActiveStreamCount() const {
 void LrsClient::Impl::Shutdown() {
   Deferred d;
   {
-    client::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     shutting_down_ = true;
     for (auto& server : servers_) StopLocked(server.get(), &d);
   }

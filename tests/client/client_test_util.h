@@ -24,7 +24,7 @@
 #include "absl/strings/str_cat.h"
 #include "envoy/config/core/v3/base.pb.h"
 #include "envoy/service/discovery/v3/discovery.pb.h"
-#include "lib/client/mutex.h"
+#include "lib/base/mutex.h"
 #include "lib/client/timer.h"
 #include "lib/client/xds_client.h"
 #include "lib/client/xds_transport.h"

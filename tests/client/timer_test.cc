@@ -9,8 +9,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "lib/client/mutex.h"
-#include "lib/client/work_serializer.h"
+#include "lib/base/mutex.h"
+#include "lib/base/work_serializer.h"
 
 namespace xdsfed {
 namespace client {

@@ -12,7 +12,7 @@
 
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
-#include "lib/client/mutex.h"
+#include "lib/base/mutex.h"
 
 namespace xdsfed {
 namespace lrs {
@@ -23,16 +23,16 @@ const Locality kL2{"r2", "", ""};
 
 // A clock the test moves by hand.
 struct ManualClock {
-  client::Mutex mu;
+  Mutex mu;
   absl::Time now ABSL_GUARDED_BY(mu) = absl::FromUnixSeconds(1700000000);
   LoadReportStore::Clock AsClock() {
     return [this] {
-      client::MutexLock lock(&mu);
+      MutexLock lock(&mu);
       return now;
     };
   }
   void Advance(absl::Duration d) {
-    client::MutexLock lock(&mu);
+    MutexLock lock(&mu);
     now += d;
   }
 };

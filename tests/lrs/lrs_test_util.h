@@ -24,7 +24,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "envoy/service/load_stats/v3/lrs.pb.h"
-#include "lib/client/mutex.h"
+#include "lib/base/mutex.h"
 #include "lib/client/xds_transport.h"
 #include "tests/support/fake_streaming_call.h"
 
@@ -60,7 +60,7 @@ class FakeLrsFactory final : public client::XdsTransportFactory {
   absl::StatusOr<std::unique_ptr<client::XdsTransport>> Create(
       const XdsServerConfig& server,
       std::function<void(absl::Status)> on_connectivity_failure) override {
-    client::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     if (server.server_uri() == fail_uri_) {
       return absl::UnavailableError("fake transport refused");
     }
@@ -71,26 +71,26 @@ class FakeLrsFactory final : public client::XdsTransportFactory {
   }
 
   void set_fail_uri(std::string uri) {
-    client::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     fail_uri_ = std::move(uri);
   }
   size_t transport_count() {
-    client::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     return records_.size();
   }
   size_t live_transport_count() {
-    client::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     size_t n = 0;
     for (const auto& r : records_) n += r->destroyed ? 0 : 1;
     return n;
   }
   std::shared_ptr<TransportRecord> transport(size_t i) {
-    client::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     return i < records_.size() ? records_[i] : nullptr;
   }
   // Every stream of `method` so far, oldest first.
   std::vector<std::shared_ptr<FakeStream>> Streams(absl::string_view method) {
-    client::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     std::vector<std::shared_ptr<FakeStream>> out;
     for (const auto& s : streams_) {
       if (s->method() == method) out.push_back(s);
@@ -99,7 +99,7 @@ class FakeLrsFactory final : public client::XdsTransportFactory {
   }
   // The latest stream of `method` to `uri`, or null.
   FakeStream* LatestStream(absl::string_view uri, absl::string_view method) {
-    client::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     for (auto it = records_.rbegin(); it != records_.rend(); ++it) {
       if ((*it)->server_uri != uri) continue;
       for (auto s = (*it)->streams.rbegin(); s != (*it)->streams.rend(); ++s) {
@@ -117,7 +117,7 @@ class FakeLrsFactory final : public client::XdsTransportFactory {
     ~Transport() override {
       std::vector<std::shared_ptr<FakeStream>> streams;
       {
-        client::MutexLock lock(&factory_->mu_);
+        MutexLock lock(&factory_->mu_);
         record_->destroyed = true;
         streams = record_->streams;
       }
@@ -126,7 +126,7 @@ class FakeLrsFactory final : public client::XdsTransportFactory {
     client::StreamingCallPtr CreateStreamingCall(
         absl::string_view method,
         std::unique_ptr<client::StreamingCall::EventHandler> handler) override {
-      client::MutexLock lock(&factory_->mu_);
+      MutexLock lock(&factory_->mu_);
       auto stream =
           std::make_shared<FakeStream>(std::string(method), std::move(handler));
       record_->streams.push_back(stream);
@@ -139,7 +139,7 @@ class FakeLrsFactory final : public client::XdsTransportFactory {
     const std::shared_ptr<TransportRecord> record_;
   };
 
-  client::Mutex mu_;
+  Mutex mu_;
   std::string fail_uri_ ABSL_GUARDED_BY(mu_);
   std::vector<std::shared_ptr<TransportRecord>> records_ ABSL_GUARDED_BY(mu_);
   std::vector<std::shared_ptr<FakeStream>> streams_ ABSL_GUARDED_BY(mu_);

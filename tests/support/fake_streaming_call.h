@@ -23,7 +23,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
-#include "lib/client/mutex.h"
+#include "lib/base/mutex.h"
 #include "lib/client/xds_transport.h"
 
 namespace xdsfed {
