@@ -1,6 +1,6 @@
-// The cluster driver's DNS retry timer (cluster::RetryTimer) on the
-// XdsClient's timers (client::Timers), so DNS retries run on the same
-// timer thread as the client's does-not-exist timers.
+// The cluster driver's DNS retry timer (cluster::RetryTimer) on a
+// client::Timers: the XdsClient's Options::timers when it was given some
+// (tests' fake clocks then drive DNS retries too), else DefaultTimers().
 #ifndef XDSFED_LIB_XDS_CONFIG_RETRY_TIMER_ADAPTER_H_
 #define XDSFED_LIB_XDS_CONFIG_RETRY_TIMER_ADAPTER_H_
 
