@@ -30,13 +30,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
-#include "absl/synchronization/mutex.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/security/tls_certificate_provider.h"
 #include "grpcpp/security/tls_credentials_options.h"
+#include "lib/base/mutex.h"
 
 namespace xdsfed::transport {
 namespace {
@@ -121,7 +121,7 @@ class GrpcStreamingCall;
 
 // What a transport shares with its calls, which may outlive it.
 struct CallRegistry {
-  absl::Mutex mu;
+  Mutex mu;
   absl::flat_hash_set<GrpcStreamingCall*> calls ABSL_GUARDED_BY(mu);
 };
 
@@ -137,7 +137,7 @@ class GrpcStreamingCall final
   // it: a read is always pending, writes start as SendMessage queues them.
   void Start(grpc::GenericStub* stub, const std::string& method) {
     {
-      absl::MutexLock lock(&registry_->mu);
+      MutexLock lock(&registry_->mu);
       registry_->calls.insert(this);
     }
     stub->PrepareBidiStreamingCall(&context_, method, grpc::StubOptions(),
@@ -150,7 +150,7 @@ class GrpcStreamingCall final
   void SendMessage(std::string payload) override {
     const grpc::ByteBuffer* write = nullptr;
     {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       if (writes_closed_) return;  // the call ended: ignored, as documented
       grpc::Slice slice(payload);
       writes_.emplace_back(&slice, 1);
@@ -166,7 +166,7 @@ class GrpcStreamingCall final
 
   void Cancel() {
     {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       if (done_) return;
     }
     context_.TryCancel();
@@ -211,7 +211,7 @@ class GrpcStreamingCall final
   void OnReadDone(bool ok) override {
     bool release_hold = false;
     {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       if (ok) {
         events_.push_back(Event{Event::kRecv, true, FlattenReadBuffer()});
       } else {
@@ -231,7 +231,7 @@ class GrpcStreamingCall final
     const grpc::ByteBuffer* write = nullptr;
     bool release_hold = false;
     {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       writing_ = false;
       writes_.pop_front();
       events_.push_back(Event{Event::kSent, ok});
@@ -246,11 +246,11 @@ class GrpcStreamingCall final
 
   void OnDone(const grpc::Status& status) override {
     {
-      absl::MutexLock lock(&registry_->mu);
+      MutexLock lock(&registry_->mu);
       registry_->calls.erase(this);
     }
     {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       done_ = true;
       events_.push_back(Event{Event::kStatus, false, "", ToAbslStatus(status)});
     }
@@ -276,14 +276,14 @@ class GrpcStreamingCall final
   // already is: callbacks stay ordered and never overlap.
   void Drain() {
     {
-      absl::MutexLock lock(&mu_);
+      MutexLock lock(&mu_);
       if (draining_) return;
       draining_ = true;
     }
     while (true) {
       Event event;
       {
-        absl::MutexLock lock(&mu_);
+        MutexLock lock(&mu_);
         if (events_.empty()) {
           draining_ = false;
           return;
@@ -312,7 +312,7 @@ class GrpcStreamingCall final
   // The caller's reference and grpc++'s (until OnDone).
   std::atomic<int> refs_{2};
 
-  absl::Mutex mu_;
+  Mutex mu_;
   std::deque<grpc::ByteBuffer> writes_
       ABSL_GUARDED_BY(mu_);  // front: in flight
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
@@ -378,7 +378,7 @@ class GrpcXdsTransport final : public client::XdsTransport {
     // Cancel outside the registry lock: a cancelled call may finish inline.
     std::vector<GrpcStreamingCall*> calls;
     {
-      absl::MutexLock lock(&registry_->mu);
+      MutexLock lock(&registry_->mu);
       for (GrpcStreamingCall* call : registry_->calls) {
         call->Ref();
         calls.push_back(call);
