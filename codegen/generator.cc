@@ -24,6 +24,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "lib/json/proto_duration.h"
 #include "schema/xdsfed_options.pb.h"
 
 namespace xdsfed {
@@ -69,8 +70,9 @@ enum class Kind {
   kFloat,
   kEnum,
   kMessage,
-  kStruct,  // google.protobuf.Struct -> ::Json::Value (an object)
-  kValue,   // google.protobuf.Value -> ::Json::Value (anything)
+  kStruct,    // google.protobuf.Struct -> ::Json::Value (an object)
+  kValue,     // google.protobuf.Value -> ::Json::Value (anything)
+  kDuration,  // google.protobuf.Duration -> ::absl::Duration
 };
 
 enum class Shape {
@@ -367,6 +369,8 @@ class FileGenerator {
           *kind = Kind::kStruct;
         } else if (type == "google.protobuf.Value") {
           *kind = Kind::kValue;
+        } else if (type == "google.protobuf.Duration") {
+          *kind = Kind::kDuration;
         } else if (absl::StartsWith(type, "google.protobuf.")) {
           Fail(f->full_name(), absl::StrCat("unsupported type ", type));
           return false;
@@ -388,7 +392,7 @@ class FileGenerator {
   }
   static bool IsScalar(Kind k) {
     return IsNumber(k) || k == Kind::kString || k == Kind::kBool ||
-           k == Kind::kEnum;
+           k == Kind::kEnum || k == Kind::kDuration;
   }
 
   std::string ElementType(const FieldDescriptor* f, Kind kind) const {
@@ -416,6 +420,8 @@ class FileGenerator {
       case Kind::kStruct:
       case Kind::kValue:
         return "::Json::Value";
+      case Kind::kDuration:
+        return "::absl::Duration";
     }
     return "";
   }
@@ -485,6 +491,16 @@ class FileGenerator {
         *out = absl::StrCat(fi.element_type, "::", value->name());
         return true;
       }
+      case Kind::kDuration: {
+        absl::Duration d;
+        if (json::ParseProtoDuration(text, &d) != json::DurationParse::kOk) {
+          Fail(where, absl::StrCat("default_value \"", text,
+                                   "\" is not a duration such as \"600s\""));
+          return false;
+        }
+        *out = DurationLiteral(d);
+        return true;
+      }
       default:
         Fail(where, "default_value is only for scalar and enum fields");
         return false;
@@ -496,6 +512,11 @@ class FileGenerator {
       return "(-9223372036854775807LL - 1)";
     }
     return absl::StrCat(v, (v > 2147483647 || v < -2147483647) ? "LL" : "");
+  }
+
+  static std::string DurationLiteral(absl::Duration d) {
+    return absl::StrCat("::absl::Nanoseconds(",
+                        IntLiteral(absl::ToInt64Nanoseconds(d)), ")");
   }
 
   static std::string DoubleLiteral(double v, bool is_float) {
@@ -533,8 +554,9 @@ class FileGenerator {
       Fail(where, "non_empty is only for string, repeated and map fields");
       return false;
     }
-    if ((r.has_min() || r.has_max()) && !IsNumber(fi->kind)) {
-      Fail(where, "min and max are only for number fields");
+    if ((r.has_min() || r.has_max()) && !IsNumber(fi->kind) &&
+        fi->kind != Kind::kDuration) {
+      Fail(where, "min and max are only for number and Duration fields");
       return false;
     }
     if (r.track_presence() && !container) {
@@ -556,7 +578,10 @@ class FileGenerator {
       return false;
     }
     for (const double bound : {r.min(), r.max()}) {
-      if (fi->kind == Kind::kDouble || fi->kind == Kind::kFloat) continue;
+      if (fi->kind == Kind::kDouble || fi->kind == Kind::kFloat ||
+          fi->kind == Kind::kDuration) {
+        continue;
+      }
       if (bound != std::trunc(bound) || std::fabs(bound) > 9.2e18 ||
           ((fi->kind == Kind::kUInt32 || fi->kind == Kind::kUInt64) &&
            bound < 0)) {
@@ -824,6 +849,7 @@ class FileGenerator {
     w.L("");
     w.L("#include \"absl/status/statusor.h\"");
     w.L("#include \"absl/strings/string_view.h\"");
+    w.L("#include \"absl/time/time.h\"");
     w.L("#include \"lib/base/validation_errors.h\"");
     w.L("#include \"lib/json/boxed.h\"");
     for (int i = 0; i < file_->dependency_count(); ++i) {
@@ -894,6 +920,8 @@ class FileGenerator {
       case Kind::kStruct:
       case Kind::kValue:
         return e;
+      case Kind::kDuration:
+        return absl::StrCat("::xdsfed::json::DurationToJson(", e, ")");
     }
     return e;
   }
@@ -911,6 +939,8 @@ class FileGenerator {
         return absl::StrCat("static_cast<int>(", m, ") != 0");
       case Kind::kValue:
         return absl::StrCat("!", m, ".isNull()");
+      case Kind::kDuration:
+        return absl::StrCat(m, " != ::absl::ZeroDuration()");
       default:
         return absl::StrCat(m, " != 0");
     }
@@ -975,6 +1005,8 @@ class FileGenerator {
 
   std::string BoundLiteral(Kind kind, double bound) const {
     switch (kind) {
+      case Kind::kDuration:
+        return DurationLiteral(absl::Seconds(bound));
       case Kind::kDouble:
       case Kind::kFloat:
         return DoubleLiteral(bound, false);
@@ -1060,6 +1092,19 @@ class FileGenerator {
         w->L("}");
         return;
       }
+      case Kind::kDuration:
+        loader = "LoadDuration";
+        if (r.has_min()) {
+          checks.push_back(
+              absl::StrCat("::xdsfed::json::CheckMinDuration(", dst, ", ",
+                           BoundLiteral(fi.kind, r.min()), ", errors);"));
+        }
+        if (r.has_max()) {
+          checks.push_back(
+              absl::StrCat("::xdsfed::json::CheckMaxDuration(", dst, ", ",
+                           BoundLiteral(fi.kind, r.max()), ", errors);"));
+        }
+        break;
       case Kind::kMessage:
         w->L(Member(dst), "LoadFrom(", src, ", errors);");
         return;

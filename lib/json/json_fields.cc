@@ -9,6 +9,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
+#include "lib/json/proto_duration.h"
 
 namespace xdsfed {
 namespace json {
@@ -216,6 +217,30 @@ bool LoadFloat(const Json::Value& json, float* out, ValidationErrors* errors) {
   return true;
 }
 
+bool LoadDuration(const Json::Value& json, absl::Duration* out,
+                  ValidationErrors* errors) {
+  std::string text;
+  if (!LoadString(json, &text, errors)) return false;
+  switch (ParseProtoDuration(text, out)) {
+    case DurationParse::kOk:
+      return true;
+    case DurationParse::kMalformed:
+      errors->AddError(
+          "is not a duration (decimal seconds with an \"s\" suffix, e.g. "
+          "\"600s\" or \"1.5s\")");
+      return false;
+    case DurationParse::kOutOfRange:
+      errors->AddError(absl::StrCat("is out of range for a duration (+-",
+                                    kMaxProtoDurationSeconds, "s)"));
+      return false;
+  }
+  return false;
+}
+
+Json::Value DurationToJson(absl::Duration d) {
+  return Json::Value(FormatProtoDuration(d));
+}
+
 bool LoadStruct(const Json::Value& json, Json::Value* out,
                 ValidationErrors* errors) {
   if (!CheckObject(json, errors)) return false;
@@ -272,6 +297,20 @@ bool CheckMinDouble(double value, double min, ValidationErrors* errors) {
 bool CheckMaxDouble(double value, double max, ValidationErrors* errors) {
   if (value <= max) return true;
   errors->AddError(absl::StrCat("must be <= ", max));
+  return false;
+}
+
+bool CheckMinDuration(absl::Duration value, absl::Duration min,
+                      ValidationErrors* errors) {
+  if (value >= min) return true;
+  errors->AddError(absl::StrCat("must be >= ", FormatProtoDuration(min)));
+  return false;
+}
+
+bool CheckMaxDuration(absl::Duration value, absl::Duration max,
+                      ValidationErrors* errors) {
+  if (value <= max) return true;
+  errors->AddError(absl::StrCat("must be <= ", FormatProtoDuration(max)));
   return false;
 }
 

@@ -37,6 +37,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "lib/base/validation_errors.h"
 
 namespace xdsfed {
@@ -61,6 +62,14 @@ bool LoadUInt64(const Json::Value& json, uint64_t* out,
                 ValidationErrors* errors);
 bool LoadDouble(const Json::Value& json, double* out, ValidationErrors* errors);
 bool LoadFloat(const Json::Value& json, float* out, ValidationErrors* errors);
+// google.protobuf.Duration: a JSON string in the proto3 form
+// (lib/json/proto_duration.h). Errors: "is not a string", "is not a duration
+// (decimal seconds with an \"s\" suffix, e.g. \"600s\" or \"1.5s\")",
+// "is out of range for a duration (+-315576000000s)".
+bool LoadDuration(const Json::Value& json, absl::Duration* out,
+                  ValidationErrors* errors);
+// The proto3 JSON form of a duration, for ToJson ("600s").
+Json::Value DurationToJson(absl::Duration d);
 // google.protobuf.Struct: any JSON object, kept as is.
 bool LoadStruct(const Json::Value& json, Json::Value* out,
                 ValidationErrors* errors);
@@ -111,6 +120,11 @@ bool CheckMinUInt(uint64_t value, uint64_t min, ValidationErrors* errors);
 bool CheckMaxUInt(uint64_t value, uint64_t max, ValidationErrors* errors);
 bool CheckMinDouble(double value, double min, ValidationErrors* errors);
 bool CheckMaxDouble(double value, double max, ValidationErrors* errors);
+// "must be >= 1s" / "must be <= 86400s".
+bool CheckMinDuration(absl::Duration value, absl::Duration min,
+                      ValidationErrors* errors);
+bool CheckMaxDuration(absl::Duration value, absl::Duration max,
+                      ValidationErrors* errors);
 
 // Oneof rule: `members` pairs each JSON key with whether it was set. Records
 // `only one of "a", "b" may be set` if several are set, and, when

@@ -129,6 +129,45 @@ TEST(GeneratedLoaderTest, Defaults) {
             R"("str":"%s \"q\"","u32":0})");
 }
 
+// google.protobuf.Duration in its proto3 JSON form (lib/json/proto_duration.h).
+TEST(GeneratedLoaderTest, Durations) {
+  const std::string kNotDuration =
+      "is not a duration (decimal seconds with an \"s\" suffix, e.g. "
+      "\"600s\" or \"1.5s\")";
+  RunCases<Durations>({
+      {"{}", ""},
+      {R"({"plain": "1.5s", "with_default": "0s", "bounded": "60s",
+           "list": ["0.000000001s", "-2s", "315576000000s"]})",
+       ""},
+      {R"({"plain": "soon"})", "p: [field:plain error:" + kNotDuration + "]"},
+      {R"({"plain": 5})", "p: [field:plain error:is not a string]"},
+      {R"({"plain": "5"})", "p: [field:plain error:" + kNotDuration + "]"},
+      {R"({"plain": "1.0000000001s"})",
+       "p: [field:plain error:" + kNotDuration + "]"},
+      {R"({"plain": " 1s"})", "p: [field:plain error:" + kNotDuration + "]"},
+      {R"({"plain": ".5s"})", "p: [field:plain error:" + kNotDuration + "]"},
+      {R"({"plain": "1.s"})", "p: [field:plain error:" + kNotDuration + "]"},
+      {R"({"plain": "315576000001s"})",
+       "p: [field:plain error:is out of range for a duration "
+       "(+-315576000000s)]"},
+      {R"({"bounded": "0.4s", "list": ["1s", "x"]})",
+       "p: [field:bounded error:must be >= 0.500s; "
+       "field:list[1] error:" +
+           kNotDuration + "]"},
+      {R"({"bounded": "61s"})", "p: [field:bounded error:must be <= 60s]"},
+  });
+  const Durations d = MustParse<Durations>(
+      R"({"plain": "1.5s", "list": ["-0.25s", "0.000001s"]})");
+  EXPECT_EQ(d.plain, absl::Milliseconds(1500));
+  EXPECT_EQ(d.with_default, absl::Seconds(600));
+  EXPECT_FALSE(d.bounded.has_value());
+  EXPECT_EQ(d.list, (std::vector<absl::Duration>{absl::Milliseconds(-250),
+                                                 absl::Microseconds(1)}));
+  EXPECT_EQ(JsonToString(d.ToJson()),
+            R"({"list":["-0.250s","0.000001s"],"plain":"1.500s",)"
+            R"("with_default":"600s"})");
+}
+
 TEST(GeneratedLoaderTest, Containers) {
   RunCases<Containers>({
       {R"({"req_list": []})", ""},
