@@ -13,26 +13,21 @@ bool IsSupportedCredsType(absl::string_view type) {
   return type == "insecure" || type == "google_default" || type == "tls";
 }
 
-void CheckOptionalString(const Json::Value& config, const char* key,
-                         ValidationErrors* errors) {
-  if (!config.isMember(key)) return;
-  ValidationErrors::ScopedField field(errors, absl::StrCat(".", key));
-  if (!config[key].isString()) errors->AddError("is not a string");
-}
-
-// "tls" takes certificate file paths (the file_watcher provider's keys): all
-// optional, but a certificate needs its private key and vice versa.
-void CheckTlsConfig(const Json::Value& config, ValidationErrors* errors) {
-  for (const char* key : {"ca_certificate_file", "certificate_file",
-                          "private_key_file", "refresh_interval"}) {
-    CheckOptionalString(config, key, errors);
-  }
-  const bool has_cert = config.isMember("certificate_file");
-  const bool has_key = config.isMember("private_key_file");
-  if (has_cert != has_key) {
+// Loads a "tls" creds config (schema/channel_creds.proto) under the current
+// path, plus the rule the schema cannot say: a certificate needs its private
+// key and vice versa (C-core's TlsConfig::JsonPostLoad).
+std::optional<schema::TlsChannelCredsConfig> LoadTlsConfig(
+    const Json::Value& config, ValidationErrors* errors) {
+  const size_t errors_before = errors->size();
+  schema::TlsChannelCredsConfig tls;
+  tls.LoadFrom(config, errors);
+  if (config.isObject() && config.isMember("certificate_file") !=
+                               config.isMember("private_key_file")) {
     errors->AddError(
         "certificate_file and private_key_file must be set together");
   }
+  if (errors->size() != errors_before) return std::nullopt;
+  return tls;
 }
 
 std::string CanonicalJson(const Json::Value& value) {
@@ -70,7 +65,7 @@ std::optional<XdsServerConfig> XdsServerConfig::FromSchema(
       if (creds.config.has_value()) creds_config = *creds.config;
       if (creds_type == "tls") {
         ValidationErrors::ScopedField config(errors, ".config");
-        CheckTlsConfig(creds_config, errors);
+        LoadTlsConfig(creds_config, errors);
       }
       break;
     }
@@ -99,10 +94,23 @@ XdsServerConfig::XdsServerConfig(std::string server_uri,
       channel_creds_type_(std::move(channel_creds_type)),
       channel_creds_config_(std::move(channel_creds_config)),
       server_features_(std::move(server_features)) {
+  std::string canonical_config;
+  if (channel_creds_type_ == "tls") {
+    ValidationErrors errors;
+    tls_config_ = LoadTlsConfig(channel_creds_config_, &errors);
+    if (tls_config_.has_value()) {
+      canonical_config = CanonicalJson(tls_config_->ToJson());
+    } else {
+      channel_creds_status_ = errors.status("invalid tls channel creds config");
+    }
+  }
+  if (canonical_config.empty()) {
+    canonical_config = CanonicalJson(channel_creds_config_);
+  }
   identity_ =
       absl::StrCat(server_uri_, std::string(1, '\0'), channel_creds_type_,
-                   std::string(1, '\0'), CanonicalJson(channel_creds_config_),
-                   std::string(1, '\0'), absl::StrJoin(server_features_, ","));
+                   std::string(1, '\0'), canonical_config, std::string(1, '\0'),
+                   absl::StrJoin(server_features_, ","));
 }
 
 Json::Value XdsServerConfig::ToJson() const {

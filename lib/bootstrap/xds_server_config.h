@@ -13,6 +13,7 @@
 //       XdsServerConfig::FromSchema(raw_server, &errors);
 //   server->server_uri();          // "xds.example.com:443"
 //   server->channel_creds_type();  // "google_default"
+//   server->tls_config();          // the typed "tls" config, else null
 #ifndef XDSFED_LIB_BOOTSTRAP_XDS_SERVER_CONFIG_H_
 #define XDSFED_LIB_BOOTSTRAP_XDS_SERVER_CONFIG_H_
 
@@ -21,9 +22,11 @@
 #include <string>
 #include <utility>
 
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "json/json.h"
 #include "lib/base/validation_errors.h"
+#include "schema/channel_creds.xds.h"
 #include "schema/xds_server.xds.h"
 
 namespace xdsfed {
@@ -39,6 +42,8 @@ class XdsServerConfig {
   static std::optional<XdsServerConfig> FromSchema(const schema::XdsServer& raw,
                                                    ValidationErrors* errors);
 
+  // FromSchema is the validating way in. A config built here directly whose
+  // creds config does not load reports why in channel_creds_status().
   XdsServerConfig(std::string server_uri, std::string channel_creds_type,
                   Json::Value channel_creds_config,
                   std::set<std::string> server_features);
@@ -48,6 +53,16 @@ class XdsServerConfig {
   // Always a JSON object ({} when the bootstrap gave no config).
   const Json::Value& channel_creds_config() const {
     return channel_creds_config_;
+  }
+  // The "tls" creds config, typed (schema/channel_creds.proto); null for the
+  // other types, and for a "tls" config that did not load.
+  const schema::TlsChannelCredsConfig* tls_config() const {
+    return tls_config_.has_value() ? &*tls_config_ : nullptr;
+  }
+  // OK, or the errors of a creds config that does not load (kInvalidArgument
+  // with field paths). Always OK for configs made by FromSchema.
+  const absl::Status& channel_creds_status() const {
+    return channel_creds_status_;
   }
   const std::set<std::string>& server_features() const {
     return server_features_;
@@ -78,8 +93,11 @@ class XdsServerConfig {
   std::string server_uri_;
   std::string channel_creds_type_;
   Json::Value channel_creds_config_;
+  std::optional<schema::TlsChannelCredsConfig> tls_config_;
+  absl::Status channel_creds_status_;
   std::set<std::string> server_features_;
-  // uri, creds type, canonical creds config and features, NUL-separated:
+  // uri, creds type, canonical creds config (for "tls" the typed value's, so
+  // spellings of one config are one server) and features, NUL-separated:
   // computed once so that == and hashing are plain string operations.
   std::string identity_;
 };

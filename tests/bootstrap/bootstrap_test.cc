@@ -75,6 +75,32 @@ TEST(BootstrapTest, ErrorsNameTheirFieldPath) {
        R"({"xds_servers":[{"server_uri":"a","channel_creds":[{"type":"tls","config":{"ca_certificate_file":1}}]}]})",
        "[field:xds_servers[0].channel_creds[0].config.ca_certificate_file "
        "error:is not a string]"},
+      // Issue 14 §2: the tls config is a typed schema
+      // (schema/channel_creds.proto), checked here, not first in
+      // lib/transport.
+      {"tls creds: refresh_interval is a proto3 JSON Duration",
+       R"({"xds_servers":[{"server_uri":"a","channel_creds":[{"type":"tls","config":{"refresh_interval":"soon"}}]}]})",
+       "[field:xds_servers[0].channel_creds[0].config.refresh_interval "
+       "error:is not a duration (decimal seconds with an \"s\" suffix, e.g. "
+       "\"600s\" or \"1.5s\")]"},
+      {"tls creds: refresh_interval is a string",
+       R"({"xds_servers":[{"server_uri":"a","channel_creds":[{"type":"tls","config":{"refresh_interval":600}}]}]})",
+       "[field:xds_servers[0].channel_creds[0].config.refresh_interval "
+       "error:is not a string]"},
+      {"tls creds: refresh_interval is not negative",
+       R"({"xds_servers":[{"server_uri":"a","channel_creds":[{"type":"tls","config":{"refresh_interval":"-1s"}}]}]})",
+       "[field:xds_servers[0].channel_creds[0].config.refresh_interval "
+       "error:must be >= 0s]"},
+      {"tls creds: every bad field at once, with its path",
+       R"({"xds_servers":[{"server_uri":"a","channel_creds":[{"type":"tls","config":{"ca_certificate_file":"","certificate_file":["c"],"private_key_file":"k","refresh_interval":"1.0000000001s"}}]}]})",
+       "[field:xds_servers[0].channel_creds[0].config.ca_certificate_file "
+       "error:must be non-empty; "
+       "field:xds_servers[0].channel_creds[0].config.certificate_file "
+       "error:is not a string; "
+       "field:xds_servers[0].channel_creds[0].config.refresh_interval "
+       "error:is not a duration (decimal seconds with an \"s\" suffix, e.g. "
+       "\"600s\" or \"1.5s\")]"},
+
       {"A47 XdsServer.server_features is a list",
        R"({"xds_servers":[{"server_uri":"a","channel_creds":[{"type":"insecure"}],"server_features":"x"}]})",
        "[field:xds_servers[0].server_features error:is not an array]"},
@@ -130,6 +156,35 @@ TEST(BootstrapTest, ErrorsNameTheirFieldPath) {
     EXPECT_EQ(bootstrap.status().message(),
               absl::StrCat("errors validating bootstrap: ", c.want));
   }
+}
+
+// The tls config typed (schema/channel_creds.proto): what lib/transport
+// builds the credentials from; only the selected creds entry is loaded, as
+// in C-core.
+TEST(BootstrapTest, TlsCredsConfigIsTyped) {
+  auto full = Bootstrap::Parse(
+      R"({"xds_servers":[{"server_uri":"a","channel_creds":[{"type":"tls","config":{"ca_certificate_file":"ca.pem","certificate_file":"c.pem","private_key_file":"k.pem","refresh_interval":"1.5s"}}]}]})",
+      true);
+  ASSERT_TRUE(full.ok()) << full.status();
+  const schema::TlsChannelCredsConfig* tls =
+      (*full)->servers()[0]->tls_config();
+  ASSERT_NE(tls, nullptr);
+  EXPECT_EQ(tls->ca_certificate_file, "ca.pem");
+  EXPECT_EQ(tls->certificate_file, "c.pem");
+  EXPECT_EQ(tls->private_key_file, "k.pem");
+  EXPECT_EQ(tls->refresh_interval, absl::Milliseconds(1500));
+  auto defaults = Bootstrap::Parse(
+      R"({"xds_servers":[{"server_uri":"a","channel_creds":[{"type":"tls"}]}]})",
+      true);
+  ASSERT_TRUE(defaults.ok()) << defaults.status();
+  ASSERT_NE((*defaults)->servers()[0]->tls_config(), nullptr);
+  EXPECT_EQ((*defaults)->servers()[0]->tls_config()->refresh_interval,
+            absl::Minutes(10));  // C-core's default
+  auto insecure_first = Bootstrap::Parse(
+      R"({"xds_servers":[{"server_uri":"a","channel_creds":[{"type":"insecure"},{"type":"tls","config":{"refresh_interval":"soon"}}]}]})",
+      true);
+  ASSERT_TRUE(insecure_first.ok()) << insecure_first.status();
+  EXPECT_EQ((*insecure_first)->servers()[0]->tls_config(), nullptr);
 }
 
 TEST(BootstrapTest, MalformedJsonIsReportedAsSuch) {

@@ -39,6 +39,31 @@ TEST(XdsServerConfigTest, IdentityIsUriCredsAndKnownFeatures) {
   }
 }
 
+// A "tls" config is compared by its typed value (C-core's
+// TlsConfig::Equals): spellings of one config are one server.
+TEST(XdsServerConfigTest, TlsIdentityIsTheTypedConfig) {
+  auto tls = [](const char* refresh, const char* extra_key) {
+    Json::Value config = Object();
+    config["ca_certificate_file"] = "ca.pem";
+    if (refresh != nullptr) config["refresh_interval"] = refresh;
+    if (extra_key != nullptr) config[extra_key] = true;
+    return XdsServerConfig("s:1", "tls", config, {});
+  };
+  EXPECT_EQ(tls(nullptr, nullptr), tls("600s", nullptr));
+  EXPECT_EQ(tls("600s", nullptr), tls("600.000s", nullptr));
+  EXPECT_EQ(tls(nullptr, nullptr), tls(nullptr, "unknown_key"));
+  EXPECT_NE(tls("1s", nullptr), tls("2s", nullptr));
+  EXPECT_TRUE(tls("1s", nullptr).channel_creds_status().ok());
+  // Built by hand (FromSchema would reject it): the error is kept for
+  // lib/transport to report.
+  const XdsServerConfig bad = tls("soon", nullptr);
+  EXPECT_EQ(bad.tls_config(), nullptr);
+  EXPECT_EQ(bad.channel_creds_status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(XdsServerConfig("s:1", "insecure", Object(), {}).tls_config(),
+            nullptr);
+}
+
 TEST(XdsServerConfigTest, FirstSupportedCredsWinsAndSchemaRoundTrips) {
   schema::XdsServer raw;
   raw.server_uri = "s:1";
