@@ -5,6 +5,12 @@
 namespace xdsfed {
 namespace client {
 
+uint64_t RandomJitterSeed() {
+  std::random_device device;
+  // random_device yields 32 bits per call.
+  return (static_cast<uint64_t>(device()) << 32) ^ device();
+}
+
 Backoff::Backoff(const BackoffOptions& options, uint64_t seed)
     : options_(options), rng_(seed), current_(options.initial) {}
 

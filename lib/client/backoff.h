@@ -26,6 +26,12 @@ struct BackoffOptions {
   absl::Duration max = absl::Seconds(120);
 };
 
+// A seed for Backoff's jitter from the OS's random source (std::random_device),
+// for clients whose options give none: every process then computes its own
+// retry delays, so a fleet that lost its control plane does not come back
+// in lockstep (issue 16 item 3).
+uint64_t RandomJitterSeed();
+
 class Backoff {
  public:
   Backoff(const BackoffOptions& options, uint64_t seed);

@@ -254,7 +254,12 @@ XdsClient::Impl::Impl(std::shared_ptr<const Bootstrap> bootstrap,
                       Options options)
     : bootstrap_(std::move(bootstrap)),
       transport_factory_(std::move(transport_factory)),
-      options_(std::move(options)),
+      options_([&options] {
+        if (!options.jitter_seed.has_value()) {
+          options.jitter_seed = RandomJitterSeed();
+        }
+        return std::move(options);
+      }()),
       timers_(options_.timers != nullptr ? options_.timers : DefaultTimers()),
       node_(BuildNode(*bootstrap_, options_.user_agent_name,
                       options_.user_agent_version)),
@@ -413,7 +418,7 @@ XdsClient::Impl::Channel* XdsClient::Impl::GetOrCreateChannelLocked(
   std::unique_ptr<Channel>& slot = channels_[server];
   if (slot != nullptr) return slot.get();
   slot = std::make_unique<Channel>(options_.backoff,
-                                   options_.jitter_seed + server);
+                                   *options_.jitter_seed + server);
   Channel* channel = slot.get();
   channel->id = server;
   channel->generation = next_generation_++;

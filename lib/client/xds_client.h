@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -106,8 +107,11 @@ class XdsClient {
     absl::Duration does_not_exist_timeout = absl::Seconds(15);
     // ADS stream reconnect backoff (C-core 1.51 values by default).
     BackoffOptions backoff;
-    // Seeds the backoff jitter (tests pass a fixed one).
-    uint64_t jitter_seed = 0;
+    // Seeds the backoff jitter. Unset (the default): a random seed
+    // (RandomJitterSeed()), so that clients that lose the same server retry
+    // at different times; options() then shows the seed used. Tests set a
+    // fixed one.
+    std::optional<uint64_t> jitter_seed;
     // Clock and timers; null: DefaultTimers().
     std::shared_ptr<Timers> timers;
     // Node.user_agent_name / user_agent_version of the first request.

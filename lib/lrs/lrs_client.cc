@@ -138,7 +138,12 @@ LrsClient::Impl::Impl(std::shared_ptr<const Bootstrap> bootstrap,
                       TransportSource source, Options options)
     : bootstrap_(std::move(bootstrap)),
       source_(std::move(source)),
-      options_(std::move(options)),
+      options_([&options] {
+        if (!options.jitter_seed.has_value()) {
+          options.jitter_seed = client::RandomJitterSeed();
+        }
+        return std::move(options);
+      }()),
       timers_(options_.timers != nullptr ? options_.timers
                                          : client::DefaultTimers()),
       node_(BuildLrsNode(*bootstrap_, options_.user_agent_name,
@@ -164,7 +169,7 @@ absl::StatusOr<LrsClient::Impl::Server*> LrsClient::Impl::PrepareServerLocked(
   } else {
     const size_t index = servers_.size();
     servers_.push_back(std::make_unique<Server>(options_.backoff,
-                                                options_.jitter_seed + index));
+                                                *options_.jitter_seed + index));
     server = servers_.back().get();
     server->index = index;
     server->config = std::make_shared<const XdsServerConfig>(config);

@@ -48,6 +48,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -67,7 +68,9 @@ class LrsClient {
   struct Options {
     // Stream restart backoff (C-core 1.51 values by default).
     client::BackoffOptions backoff;
-    uint64_t jitter_seed = 0;
+    // Seeds the backoff jitter; unset: a random seed, as for the XdsClient
+    // (client::RandomJitterSeed()). Tests set a fixed one.
+    std::optional<uint64_t> jitter_seed;
     // Clock and timers; null: client::DefaultTimers().
     std::shared_ptr<client::Timers> timers;
     // Node.user_agent_name / version (Create(XdsClient) takes the

@@ -16,9 +16,12 @@
 // flight, after which grpc++ can complete the call and run OnDone.
 #include "lib/transport/grpc_transport.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <deque>
+#include <limits>
 #include <string>
 #include <thread>
 #include <utility>
@@ -26,10 +29,9 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "absl/strings/strip.h"
+#include "absl/synchronization/notification.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/grpcpp.h"
@@ -43,8 +45,13 @@ namespace {
 
 using client::StreamingCall;
 
-// The file_watcher provider's default refresh interval (gRPC C-core).
-constexpr unsigned int kDefaultTlsRefreshSeconds = 600;
+// gRPC's file watcher re-reads its files every N whole seconds; C-core
+// raises anything smaller to 1 s (grpc++ 1.51 would spin on 0).
+unsigned int RefreshSeconds(absl::Duration interval) {
+  const int64_t seconds = absl::ToInt64Seconds(interval);
+  return static_cast<unsigned int>(std::clamp<int64_t>(
+      seconds, 1, std::numeric_limits<unsigned int>::max()));
+}
 
 bool FileReadable(const std::string& path) {
   FILE* file = std::fopen(path.c_str(), "rb");
@@ -55,53 +62,37 @@ bool FileReadable(const std::string& path) {
 
 absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> TlsCreds(
     const XdsServerConfig& server) {
-  const Json::Value& config = server.channel_creds_config();
   const std::string prefix =
       absl::StrCat("tls channel creds for ", server.server_uri(), ": ");
-  std::string files[3];  // ca, certificate, key
-  const char* const kKeys[3] = {"ca_certificate_file", "certificate_file",
-                                "private_key_file"};
-  for (int i = 0; i < 3; ++i) {
-    if (!config.isMember(kKeys[i])) continue;
-    if (!config[kKeys[i]].isString()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(prefix, kKeys[i], " is not a string"));
-    }
-    files[i] = config[kKeys[i]].asString();
+  // The bootstrap validated the config (schema/channel_creds.proto); only a
+  // config built by hand can get here invalid.
+  if (!server.channel_creds_status().ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(prefix, server.channel_creds_status().message()));
+  }
+  const schema::TlsChannelCredsConfig& tls = *server.tls_config();
+  const std::pair<const char*, const std::string*> kFiles[] = {
+      {"ca_certificate_file", &tls.ca_certificate_file},
+      {"certificate_file", &tls.certificate_file},
+      {"private_key_file", &tls.private_key_file}};
+  for (const auto& [key, path] : kFiles) {
     // The file watcher would only log unreadable files and retry forever;
     // failing here tells the user which path is wrong.
-    if (!FileReadable(files[i])) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          prefix, "cannot read ", kKeys[i], " \"", files[i], "\""));
+    if (!path->empty() && !FileReadable(*path)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(prefix, "cannot read ", key, " \"", *path, "\""));
     }
-  }
-  if (files[1].empty() != files[2].empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        prefix, "certificate_file and private_key_file must be set together"));
-  }
-  unsigned int refresh_seconds = kDefaultTlsRefreshSeconds;
-  if (config.isMember("refresh_interval")) {
-    // A protobuf JSON Duration: decimal seconds with an "s" suffix.
-    const Json::Value& value = config["refresh_interval"];
-    absl::string_view text = value.isString() ? value.asCString() : "";
-    double seconds = 0;
-    if (!absl::ConsumeSuffix(&text, "s") || !absl::SimpleAtod(text, &seconds) ||
-        !(seconds >= 1 && seconds <= 86400 * 365)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          prefix,
-          "refresh_interval must be a duration such as \"600s\" (1s or more)"));
-    }
-    refresh_seconds = static_cast<unsigned int>(seconds);
   }
   grpc::experimental::TlsChannelCredentialsOptions options;
-  if (!files[0].empty() || !files[1].empty()) {
+  if (!tls.ca_certificate_file.empty() || !tls.certificate_file.empty()) {
     auto provider =
         std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
-            files[2], files[1], files[0], refresh_seconds);
+            tls.private_key_file, tls.certificate_file, tls.ca_certificate_file,
+            RefreshSeconds(tls.refresh_interval));
     options.set_certificate_provider(std::move(provider));
     // Without ca_certificate_file the system roots verify the server.
-    if (!files[0].empty()) options.watch_root_certs();
-    if (!files[1].empty()) options.watch_identity_key_cert_pairs();
+    if (!tls.ca_certificate_file.empty()) options.watch_root_certs();
+    if (!tls.certificate_file.empty()) options.watch_identity_key_cert_pairs();
   }
   std::shared_ptr<grpc::ChannelCredentials> creds =
       grpc::experimental::TlsCredentials(options);
@@ -140,6 +131,10 @@ class GrpcStreamingCall final
       MutexLock lock(&registry_->mu);
       registry_->calls.insert(this);
     }
+    // Wait-for-ready, as C-core's xDS calls: a stream started while the
+    // channel is reconnecting waits for it rather than failing at once and
+    // costing the caller a whole extra backoff step.
+    context_.set_wait_for_ready(true);
     stub->PrepareBidiStreamingCall(&context_, method, grpc::StubOptions(),
                                    this);
     AddHold();  // the write flow, see the file comment
@@ -331,7 +326,38 @@ struct Watcher {
   std::function<void(absl::Status)> on_failure;
   std::string server_uri;
   absl::Duration poll_interval;
+  absl::Duration probe_timeout;
   std::atomic<bool> stop{false};
+
+  // grpc++ gives a channel's state but not why it failed. A call that is
+  // not wait-for-ready fails at once on a channel in TRANSIENT_FAILURE, with
+  // the connection error as its message (C-core's picker status), which is
+  // what tells a user that the CA is wrong or the certificate expired. The
+  // probe names a method no server has: should the channel connect in the
+  // meantime, it gets UNIMPLEMENTED and is ignored. Returns ": <reason>" or
+  // "".
+  std::string FailureReason() {
+    grpc::GenericStub stub(channel);
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(absl::Now() + probe_timeout));
+    grpc::Slice empty("");
+    grpc::ByteBuffer request(&empty, 1);
+    grpc::ByteBuffer response;
+    absl::Notification done;
+    grpc::Status status;
+    stub.UnaryCall(&context, "/xdsfed.transport.v1.Probe/WhyNotConnected",
+                   grpc::StubOptions(), &request, &response,
+                   [&](grpc::Status s) {
+                     status = std::move(s);
+                     done.Notify();
+                   });
+    done.WaitForNotification();
+    if (status.error_code() != grpc::StatusCode::UNAVAILABLE ||
+        status.error_message().empty()) {
+      return "";
+    }
+    return absl::StrCat(": ", status.error_message());
+  }
 
   void Run() {
     // try_to_connect: an xDS channel connects eagerly, so an unreachable
@@ -347,8 +373,11 @@ struct Watcher {
       if (now == last) continue;
       last = now;
       if (now == GRPC_CHANNEL_TRANSIENT_FAILURE && !stop.load()) {
-        on_failure(absl::UnavailableError(absl::StrCat(
-            "xds channel to ", server_uri, " is in TRANSIENT_FAILURE")));
+        const std::string reason = FailureReason();
+        if (stop.load()) break;
+        on_failure(absl::UnavailableError(
+            absl::StrCat("xds channel to ", server_uri,
+                         " is in TRANSIENT_FAILURE", reason)));
       }
     }
   }
@@ -439,12 +468,19 @@ GrpcXdsTransportFactory::Create(
   args.SetInt(
       GRPC_ARG_KEEPALIVE_TIME_MS,
       static_cast<int>(absl::ToInt64Milliseconds(options_.keepalive_time)));
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS,
+              static_cast<int>(absl::ToInt64Milliseconds(
+                  options_.initial_reconnect_backoff)));
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
+              static_cast<int>(
+                  absl::ToInt64Milliseconds(options_.max_reconnect_backoff)));
   auto watcher = std::make_shared<Watcher>();
   watcher->channel =
       grpc::CreateCustomChannel(server.server_uri(), *creds, args);
   watcher->on_failure = std::move(on_connectivity_failure);
   watcher->server_uri = server.server_uri();
   watcher->poll_interval = options_.state_poll_interval;
+  watcher->probe_timeout = options_.failure_probe_timeout;
   std::shared_ptr<grpc::Channel> channel = watcher->channel;
   return std::make_unique<GrpcXdsTransport>(std::move(channel),
                                             std::move(watcher));

@@ -40,6 +40,21 @@ struct GrpcTransportOptions {
   // gone (grpc++ offers no way to interrupt a state wait): destroying a
   // transport may block this long.
   absl::Duration state_poll_interval = absl::Milliseconds(100);
+  // The channel's reconnect backoff (gRPC's GRPC_ARG_INITIAL_/
+  // MAX_RECONNECT_BACKOFF_MS; gRPC adds +-20% jitter). Streams are
+  // wait-for-ready, as C-core's xDS calls are, so a stream (re)starts the
+  // moment the channel reconnects: this schedule, not the XdsClient's stream
+  // backoff, decides how soon a client is back once its control plane
+  // returns. gRPC's default grows 1.6x per attempt up to 120 s, so after a
+  // 12 s outage a client sat out another 4-7 s; capped at 1 s, clients are
+  // back within about a second, spread by the jitter (bench/RESULTS.md,
+  // "Reconnect after an outage"). The price: while a server is down (or its
+  // handshake fails) each client dials it about once a second.
+  absl::Duration initial_reconnect_backoff = absl::Seconds(1);
+  absl::Duration max_reconnect_backoff = absl::Seconds(1);
+  // How long the connectivity watcher waits for the probe call that learns
+  // why the channel failed (see Create).
+  absl::Duration failure_probe_timeout = absl::Seconds(1);
 };
 
 // The channel credentials a server's selected creds type asks for:
@@ -63,8 +78,14 @@ class GrpcXdsTransportFactory : public client::XdsTransportFactory {
 
   // A new channel to server.server_uri(); it starts connecting right away.
   // on_connectivity_failure runs on the transport's watcher thread each time
-  // the channel enters TRANSIENT_FAILURE (kUnavailable naming the server).
-  // It may destroy the transport.
+  // the channel enters TRANSIENT_FAILURE: kUnavailable naming the server and,
+  // when grpc++ tells it, why ("xds channel to HOST:PORT is in
+  // TRANSIENT_FAILURE: failed to connect to all addresses; last error: ...
+  // Tls handshake failed: ... certificate verify failed"). It may destroy
+  // the transport.
+  // Streaming calls are wait-for-ready (as C-core's ADS and LRS calls): one
+  // started while the server is unreachable waits for the channel to
+  // connect instead of failing, and there is no plaintext fallback.
   absl::StatusOr<std::unique_ptr<client::XdsTransport>> Create(
       const XdsServerConfig& server,
       std::function<void(absl::Status)> on_connectivity_failure) override;

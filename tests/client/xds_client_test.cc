@@ -5,6 +5,7 @@
 #include "lib/client/xds_client.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -678,6 +679,49 @@ TEST(XdsClientTest, BackoffSequence) {
   ads->Respond(MakeResponse(kLdsUrl, "v1", "n1", {{"l1", "x"}}));
   ads->Fail(absl::UnavailableError("x"));
   EXPECT_EQ(h.timers->delays().back(), absl::Seconds(1));
+}
+
+// The retry delays of one client whose ADS stream fails five times in a row
+// (jitter on, C-core's default 20%), and the seed it used.
+std::vector<absl::Duration> RetryDelays(std::optional<uint64_t> seed,
+                                        uint64_t* used_seed) {
+  auto bootstrap = Bootstrap::Parse(kBootstrap, /*federation=*/true);
+  EXPECT_TRUE(bootstrap.ok()) << bootstrap.status();
+  auto factory = std::make_shared<FakeTransportFactory>();
+  auto timers = std::make_shared<FakeTimers>();
+  XdsClient::Options options;
+  options.timers = timers;
+  options.jitter_seed = seed;
+  auto client = XdsClient::Create(*bootstrap, factory, options);
+  EXPECT_TRUE(client.ok()) << client.status();
+  (*client)->Watch(FakeListenerType(), "l1",
+                   std::make_shared<RecordingWatcher>());
+  std::vector<absl::Duration> delays;
+  for (int i = 0; i < 5; ++i) {
+    factory->Call(factory->call_count() - 1)->Fail(absl::UnavailableError("x"));
+    delays.push_back(timers->delays().back());
+    timers->Advance(delays.back());
+  }
+  *used_seed = (*client)->options().jitter_seed.value_or(0);
+  return delays;
+}
+
+// Issue 16 item 3: with no seed given, every client draws its own jitter, so
+// a fleet that lost its server does not retry in lockstep; a fixed seed
+// (what tests use) repeats the same delays.
+TEST(XdsClientTest, JitterSeedIsRandomUnlessGiven) {
+  uint64_t seed_a = 0, seed_b = 0, seed_c = 0, seed_d = 0;
+  const std::vector<absl::Duration> a = RetryDelays(std::nullopt, &seed_a);
+  const std::vector<absl::Duration> b = RetryDelays(std::nullopt, &seed_b);
+  EXPECT_NE(seed_a, seed_b);
+  ASSERT_EQ(a.size(), 5u);
+  ASSERT_EQ(b.size(), 5u);
+  EXPECT_EQ(a[0], absl::Seconds(1));  // the first retry has no jitter
+  EXPECT_EQ(b[0], absl::Seconds(1));
+  EXPECT_NE(std::vector<absl::Duration>(a.begin() + 1, a.end()),
+            std::vector<absl::Duration>(b.begin() + 1, b.end()));
+  EXPECT_EQ(RetryDelays(7, &seed_c), RetryDelays(7, &seed_d));
+  EXPECT_EQ(seed_c, 7u);
 }
 
 TEST(BackoffTest, CapAndJitter) {

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -317,6 +318,36 @@ TEST_F(LrsClientTest, RestartsWithBackoff) {
   timers_->Advance(absl::Seconds(1));  // reset: 1 s again
   EXPECT_EQ(factory_->Streams(kLrsMethod).size(), 4u);
   EXPECT_EQ(factory_->transport_count(), 1u);  // same channel throughout
+}
+
+// Issue 16 item 3: with no seed in the options, each LrsClient draws its
+// own jitter (client::RandomJitterSeed()); a fixed seed repeats.
+TEST_F(LrsClientTest, JitterSeedIsRandomUnlessGiven) {
+  // The restart delays of a fresh client whose stream fails five times.
+  auto delays = [](std::optional<uint64_t> seed) {
+    auto factory = std::make_shared<FakeLrsFactory>();
+    auto timers = std::make_shared<client::testing::FakeTimers>();
+    LrsClient::Options options;
+    options.timers = timers;
+    options.jitter_seed = seed;
+    auto client = LrsClient::Create(MakeBootstrap(true), factory, options);
+    EXPECT_TRUE(client.ok()) << client.status();
+    auto stats = *(*client)->AddClusterDropStats(Server("top:1"), "c1", "");
+    std::vector<absl::Duration> out;
+    for (int i = 0; i < 5; ++i) {
+      factory->LatestStream("top:1", kLrsMethod)
+          ->Fail(absl::UnavailableError("down"));
+      out.push_back(timers->delays().back());
+      timers->Advance(out.back());
+    }
+    return out;
+  };
+  const std::vector<absl::Duration> a = delays(std::nullopt);
+  const std::vector<absl::Duration> b = delays(std::nullopt);
+  ASSERT_EQ(a.size(), 5u);
+  EXPECT_EQ(a[0], absl::Seconds(1));
+  EXPECT_NE(a, b);
+  EXPECT_EQ(delays(3), delays(3));
 }
 
 // No stats object left while reporting: the next report carries the last

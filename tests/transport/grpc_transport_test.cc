@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -99,10 +100,10 @@ class EchoService : public grpc::CallbackGenericService {
 
 class EchoServer {
  public:
-  EchoServer() {
+  explicit EchoServer(int port = 0) {
     grpc::ServerBuilder builder;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
-                             &port_);
+    builder.AddListeningPort(absl::StrCat("127.0.0.1:", port),
+                             grpc::InsecureServerCredentials(), &port_);
     builder.RegisterCallbackGenericService(&service_);
     builder.SetMaxSendMessageSize(-1);
     server_ = builder.BuildAndStart();
@@ -360,30 +361,51 @@ TEST(GrpcTransportTest, MessageSizes) {
 
 // An unreachable server: calls fail UNAVAILABLE and the connectivity
 // callback reports TRANSIENT_FAILURE, even without a call.
-TEST(GrpcTransportTest, ServerDown) {
-  const std::string uri = absl::StrCat("127.0.0.1:", UnusedPort());
+// Issue 16 item 3: streams are wait-for-ready, as C-core's ADS and LRS calls
+// are. One started while the server is down waits instead of failing (so a
+// retry that fires before the channel has reconnected does not cost a whole
+// extra backoff step), and goes through once a server listens there; the
+// channel meanwhile reports that it cannot connect, and why.
+TEST(GrpcTransportTest, ServerDownCallWaitsForReady) {
+  const int port = UnusedPort();
+  const std::string uri = absl::StrCat("127.0.0.1:", port);
   auto failures = std::make_shared<Recorder>();
-  auto transport = MakeTransport(uri, [failures](absl::Status status) {
-    absl::MutexLock lock(&failures->mu);
-    failures->statuses.push_back(std::move(status));
-  });
+  GrpcTransportOptions options;
+  options.initial_reconnect_backoff = absl::Milliseconds(100);
+  options.max_reconnect_backoff = absl::Milliseconds(100);
+  auto transport = MakeTransport(
+      uri,
+      [failures](absl::Status status) {
+        absl::MutexLock lock(&failures->mu);
+        failures->statuses.push_back(std::move(status));
+      },
+      options);
   ASSERT_TRUE(failures->Wait([](Recorder& r) { return r.NumStatuses() > 0; }));
   {
     absl::MutexLock lock(&failures->mu);
-    EXPECT_EQ(failures->statuses[0],
-              absl::UnavailableError(absl::StrCat("xds channel to ", uri,
-                                                  " is in TRANSIENT_FAILURE")));
+    const absl::Status& failure = failures->statuses[0];
+    EXPECT_EQ(failure.code(), absl::StatusCode::kUnavailable);
+    EXPECT_TRUE(absl::StartsWith(
+        failure.message(),
+        absl::StrCat("xds channel to ", uri, " is in TRANSIENT_FAILURE: ")))
+        << failure;
+    EXPECT_TRUE(absl::StrContains(failure.message(), "onnection refused"))
+        << failure;
   }
   auto recorder = std::make_shared<Recorder>();
   StreamingCallPtr call = transport->CreateStreamingCall(
       kMethod, std::make_unique<Handler>(recorder));
   call->SendMessage("hello");
-  ASSERT_TRUE(recorder->Wait([](Recorder& r) { return r.NumStatuses() > 0; }));
-  absl::MutexLock lock(&recorder->mu);
-  EXPECT_EQ(recorder->statuses[0].code(), absl::StatusCode::kUnavailable);
-  // The message fails, or is ignored if the call had already ended.
-  EXPECT_LE(recorder->events.size(), 1u);
-  for (const std::string& event : recorder->events) EXPECT_EQ(event, "sent:0");
+  absl::SleepFor(absl::Milliseconds(500));  // several reconnect attempts
+  EXPECT_EQ(recorder->NumStatuses(), 0u);
+  EXPECT_TRUE(recorder->Events().empty());
+  EchoServer server(port);
+  ASSERT_TRUE(recorder->Wait([](Recorder& r) {
+    return r.Events().size() == 2;
+  })) << "the waiting call never reached the server";
+  EXPECT_EQ(recorder->Events(),
+            (std::vector<std::string>{"sent:1", "recv:hello"}));
+  EXPECT_EQ(recorder->NumStatuses(), 0u);
 }
 
 // A server that goes away: the open call ends UNAVAILABLE (or CANCELLED by
@@ -475,13 +497,20 @@ TEST(GrpcTransportTest, ChannelCredentials) {
        R"({"ca_certificate_file":"/no/such.pem"})",
        "tls channel creds for xds.example.com:443: cannot read "
        "ca_certificate_file \"/no/such.pem\""},
+      // Configs the bootstrap would have rejected, built here by hand.
       {"tls, certificate without key", "tls",
        absl::StrCat(R"({"certificate_file":")", pem, R"("})"),
-       "tls channel creds for xds.example.com:443: certificate_file and "
-       "private_key_file must be set together"},
+       "tls channel creds for xds.example.com:443: invalid tls channel creds "
+       "config: [field: error:certificate_file and private_key_file must be "
+       "set together]"},
       {"tls, bad refresh interval", "tls", R"({"refresh_interval":"soon"})",
-       "tls channel creds for xds.example.com:443: refresh_interval must be a "
-       "duration such as \"600s\" (1s or more)"},
+       "tls channel creds for xds.example.com:443: invalid tls channel creds "
+       "config: [field:refresh_interval error:is not a duration (decimal "
+       "seconds with an \"s\" suffix, e.g. \"600s\" or \"1.5s\")]"},
+      {"tls, sub-second refresh interval", "tls",
+       absl::StrCat(R"({"ca_certificate_file":")", pem,
+                    R"(","refresh_interval":"0.25s"})"),
+       ""},
       {"unknown type", "alts", "{}",
        "channel creds for xds.example.com:443: unsupported type \"alts\"; "
        "expected insecure, google_default or tls"},
