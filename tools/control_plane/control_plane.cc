@@ -748,10 +748,12 @@ absl::StatusOr<int> ControlPlane::Impl::Start() {
   }
   ads_service_ = std::make_unique<AdsService>(this);
   lrs_service_ = std::make_unique<LrsService>(this);
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> creds =
+      MakeServerCredentials(options_.tls);
+  if (!creds.ok()) return creds.status();
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(options_.listen, grpc::InsecureServerCredentials(),
-                           &port);
+  builder.AddListeningPort(options_.listen, *creds, &port);
   builder.RegisterService(ads_service_.get());
   builder.RegisterService(lrs_service_.get());
   csds_service_ =

@@ -30,6 +30,7 @@
 #include "absl/time/time.h"
 #include "envoy/service/status/v3/csds.pb.h"
 #include "json/json.h"
+#include "tools/control_plane/server_tls.h"
 
 namespace google::protobuf {
 class Message;
@@ -102,6 +103,8 @@ class ControlPlane {
     size_t history_limit = 100000;
     // Send each resource inside an envoy.service.discovery.v3.Resource.
     bool wrap_resources = false;
+    // TLS serving (server_tls.h); the default, no files, is plaintext.
+    ServerTlsFiles tls;
     // What the LRS response asks of the client.
     absl::Duration lrs_interval = absl::Seconds(1);
     bool lrs_send_all_clusters = true;

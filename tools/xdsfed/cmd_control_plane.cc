@@ -1,6 +1,9 @@
-// `xdsfed control-plane --listen HOST:PORT --snapshot FILE [--log FILE]`: the
-// embedded management server (tools/control_plane) serving a snapshot file
-// until SIGINT or SIGTERM (../shared/CLI.md).
+// `xdsfed control-plane --listen HOST:PORT --snapshot FILE [--log FILE]
+// [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]`: the embedded
+// management server (tools/control_plane) serving a snapshot file until
+// SIGINT or SIGTERM (../shared/CLI.md), over TLS (mutual TLS with
+// --tls-client-ca) when given a certificate; certificate files are re-read
+// every second.
 #include <signal.h>
 
 #include <string>
@@ -14,7 +17,7 @@ namespace {
 
 constexpr absl::string_view kUsage =
     "usage: xdsfed control-plane --listen HOST:PORT --snapshot FILE "
-    "[--log FILE]";
+    "[--log FILE] [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]";
 
 int RunControlPlane(Context& context) {
   bool missing = false;
@@ -24,8 +27,15 @@ int RunControlPlane(Context& context) {
       TakeFlag(&context.args, "--snapshot", &missing);
   std::optional<std::string> log_file =
       TakeFlag(&context.args, "--log", &missing);
+  std::optional<std::string> tls_cert =
+      TakeFlag(&context.args, "--tls-cert", &missing);
+  std::optional<std::string> tls_key =
+      TakeFlag(&context.args, "--tls-key", &missing);
+  std::optional<std::string> tls_client_ca =
+      TakeFlag(&context.args, "--tls-client-ca", &missing);
   if (missing || !listen.has_value() || !snapshot_file.has_value() ||
-      !context.args.empty()) {
+      !context.args.empty() || tls_cert.has_value() != tls_key.has_value() ||
+      (tls_client_ca.has_value() && !tls_cert.has_value())) {
     return UsageError(kUsage);
   }
   // I/O problems are usage errors (exit 2); a snapshot that reads but does
@@ -67,6 +77,9 @@ int RunControlPlane(Context& context) {
   // Nothing here reads the in-memory histories: keep them small, so a
   // long-running server's memory stays flat (the --log file is complete).
   options.history_limit = 1000;
+  options.tls.cert_file = tls_cert.value_or("");
+  options.tls.key_file = tls_key.value_or("");
+  options.tls.client_ca_file = tls_client_ca.value_or("");
   control_plane::ControlPlane server(options);
   absl::StatusOr<int> port = server.Start();
   if (!port.ok()) {
@@ -82,6 +95,10 @@ int RunControlPlane(Context& context) {
   out["listening"] = absl::StrCat(host, ":", *port);
   out["port"] = *port;
   out["version"] = version;
+  // An added key (CLI.md: add, never rename): how clients must connect.
+  out["tls"] = !options.tls.cert_file.empty()
+                   ? (options.tls.client_ca_file.empty() ? "tls" : "mtls")
+                   : "none";
   PrintJson(out);
   std::fflush(stdout);
 
@@ -93,7 +110,9 @@ int RunControlPlane(Context& context) {
 
 XDSFED_REGISTER_COMMAND("control-plane", RunControlPlane,
                         "control-plane --listen HOST:PORT --snapshot FILE "
-                        "[--log FILE]  serve a snapshot over ADS and LRS");
+                        "[--log FILE] [--tls-cert FILE --tls-key FILE "
+                        "[--tls-client-ca FILE]]  serve a snapshot over ADS "
+                        "and LRS");
 
 }  // namespace
 }  // namespace xdsfed::cli
