@@ -80,6 +80,17 @@ void CheckGuess(absl::string_view raw) {
 
 }  // namespace
 
+// Issue 16 item 9: this target reached 738 MB RSS in 20 minutes. Neither
+// the corpus (~60 KB at 85k executions) nor the code under test holds it: a
+// loop over a fixed set of 729 inputs stays at 19-21 MB over 135k calls.
+// It is ASan's quarantine, 256 MB of freed memory kept (with its redzones
+// and metadata) to catch use-after-free, filled within ~20k executions
+// (fuzz/RESULTS.md). 64 MB still holds thousands of executions' worth of
+// freed names, so a use-after-free is still caught; ASAN_OPTIONS overrides.
+extern "C" const char* __asan_default_options() {
+  return "quarantine_size_mb=64";
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const bool federation = (data[0] & 1) != 0;
