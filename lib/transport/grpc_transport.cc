@@ -332,8 +332,9 @@ struct Watcher {
   // grpc++ gives a channel's state but not why it failed. A call that is
   // not wait-for-ready fails at once on a channel in TRANSIENT_FAILURE, with
   // the connection error as its message (C-core's picker status), which is
-  // what tells a user that the CA is wrong or the certificate expired. The
-  // probe names a method no server has: should the channel connect in the
+  // what tells a user that the TLS handshake failed verification, that the
+  // host name did not match, or that nothing listens. The probe names a
+  // method no server has: should the channel connect in the
   // meantime, it gets UNIMPLEMENTED and is ignored. Returns ": <reason>" or
   // "".
   std::string FailureReason() {
