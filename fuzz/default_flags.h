@@ -19,14 +19,20 @@
 namespace xdsfed::fuzz {
 
 // Adds `<prefix><value>` (prefix like "-entropic=") unless an argument
-// already starts with prefix. The new argv lives until exit.
+// already starts with prefix. The new argv lives until exit. Call at most
+// once per process.
 inline void AddDefaultFlag(int* argc, char*** argv, absl::string_view prefix,
                            absl::string_view value) {
   for (int i = 1; i < *argc; ++i) {
     if (absl::StartsWith((*argv)[i], prefix)) return;
   }
-  auto* flag = new std::string(std::string(prefix) + std::string(value));
-  auto* args = new std::vector<char*>(*argv, *argv + *argc);
+  // Held by static pointers: alive and reachable until exit (LeakSanitizer
+  // reports an object only pointed into, as a vector's buffer would leave
+  // the vector itself).
+  static std::string* const flag = new std::string();
+  static std::vector<char*>* const args = new std::vector<char*>();
+  *flag = std::string(prefix) + std::string(value);
+  args->assign(*argv, *argv + *argc);
   args->insert(args->begin() + 1, flag->data());
   args->push_back(nullptr);
   *argc += 1;
