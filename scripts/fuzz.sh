@@ -69,7 +69,7 @@ for fuzzer in "${fuzzers[@]}"; do
   cov=$(printf '%s' "$last" | sed -n 's/.* cov: \([0-9]*\).*/\1/p')
   ft=$(printf '%s' "$last" | sed -n 's/.* ft: \([0-9]*\).*/\1/p')
   units=$(find "$dir/corpus" -type f | wc -l)
-  kb=$(du -sk "$dir/corpus" | cut -f1)
+  kb=$(du -sk --apparent-size "$dir/corpus" | cut -f1)
   findings=$(cd "$dir" && ls crash-* leak-* oom-* timeout-* 2>/dev/null |
     tr '\n' ' ')
   if [ "$status" -ne 0 ] || [ -n "$findings" ]; then
