@@ -15,6 +15,12 @@ tmp=$(mktemp -d)
 pids=""
 trap 'for p in $pids; do kill $p 2>/dev/null; done; rm -rf "$tmp"' EXIT
 
+# Issue 14 §2: the tls config is checked at bootstrap time, with its path.
+expect "bootstrap: a tls refresh_interval that is not a duration" 1 \
+  'xds_servers[0].channel_creds[0].config.refresh_interval error:is not a duration' \
+  "$xdsfed" bootstrap --bootstrap-json \
+  '{"xds_servers":[{"server_uri":"a:1","channel_creds":[{"type":"tls","config":{"refresh_interval":"soon"}}]}]}'
+
 # --- certificates -------------------------------------------------------------
 # ca NAME: a self-signed CA.
 ca() {
