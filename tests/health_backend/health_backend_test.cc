@@ -6,6 +6,8 @@
 #include <thread>
 
 #include "absl/time/clock.h"
+#include "envoy/service/status/v3/csds.grpc.pb.h"
+#include "grpcpp/health_check_service_interface.h"
 #include "gtest/gtest.h"
 
 namespace xdsfed::health_backend {
@@ -89,6 +91,33 @@ TEST_F(HealthBackendTest, ShutdownDoesNotWaitOutASleepingCall) {
   backend_.Shutdown();
   EXPECT_LT(absl::Now() - start, absl::Seconds(10));
   caller.join();
+}
+
+// Wire compatibility of proto/grpc/health/v1 with gRPC's own: gRPC C++'s
+// built-in health service (its own encoder, not our generated code) answers
+// our stub's Check.
+TEST(HealthProtoWire, GrpcBuiltInHealthServiceAnswersOurStub) {
+  grpc::EnableDefaultHealthCheckService(true);
+  int port = 0;
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                           &port);
+  // The built-in health service needs a sync service's polled queues.
+  envoy::service::status::v3::ClientStatusDiscoveryService::Service any_sync;
+  builder.RegisterService(&any_sync);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  grpc::EnableDefaultHealthCheckService(false);
+  ASSERT_NE(server, nullptr);
+  server->GetHealthCheckService()->SetServingStatus("svc", false);
+  auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
+                                     grpc::InsecureChannelCredentials());
+  HealthCheckResult all = HealthCheckOnce(channel, "", absl::Seconds(10), true);
+  ASSERT_TRUE(all.status.ok()) << all.status.error_message();
+  EXPECT_EQ(all.serving, grpc::health::v1::HealthCheckResponse::SERVING);
+  HealthCheckResult svc = HealthCheckOnce(channel, "svc", absl::Seconds(10));
+  ASSERT_TRUE(svc.status.ok()) << svc.status.error_message();
+  EXPECT_EQ(svc.serving, grpc::health::v1::HealthCheckResponse::NOT_SERVING);
+  server->Shutdown();
 }
 
 }  // namespace
