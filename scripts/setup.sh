@@ -11,6 +11,7 @@ PACKAGES=(
   libgrpc++-dev libprotobuf-dev libprotoc-dev protobuf-compiler
   protobuf-compiler-grpc libabsl-dev libjsoncpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libre2-dev
   openssl
 )
 

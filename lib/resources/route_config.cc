@@ -18,6 +18,7 @@
 #include "lib/resources/resource_type.h"
 #include "lib/resources/route_config_fast.h"
 #include "lib/resources/route_config_util.h"
+#include "lib/resources/safe_regex.h"
 #include "lib/resources/wire_nesting.h"
 
 namespace xdsfed {
@@ -104,6 +105,20 @@ class IndexPiece {
   size_t size_;
 };
 
+// For a kSafeRegex match: compiles the pattern into m->regex, or reports
+// RE2's reason at the current path + `field` (gRPC NACKs such a resource).
+void CompileRegexOf(StringMatch* m, absl::string_view field,
+                    ValidationErrors* errors) {
+  if (m->type != StringMatch::Type::kSafeRegex) return;
+  auto re = CompileSafeRegex(m->value, m->case_sensitive);
+  if (re.ok()) {
+    m->regex = *std::move(re);
+  } else {
+    Field f(errors, field);
+    errors->AddError(re.status().message());
+  }
+}
+
 StringMatch ParseStringMatcher(const envoy::type::matcher::v3::StringMatcher& m,
                                ValidationErrors* errors) {
   using M = envoy::type::matcher::v3::StringMatcher;
@@ -134,6 +149,7 @@ StringMatch ParseStringMatcher(const envoy::type::matcher::v3::StringMatcher& m,
       errors->AddError("invalid string matcher: no match_pattern set");
       break;
   }
+  CompileRegexOf(&out, ".safe_regex.regex", errors);
   return out;
 }
 
@@ -154,6 +170,7 @@ HeaderMatch ParseHeaderMatcher(const route_pb::HeaderMatcher& h,
       break;
     case H::kSafeRegexMatch:
       string_match(StringMatch::Type::kSafeRegex, h.safe_regex_match().regex());
+      CompileRegexOf(&out.string_match, ".safe_regex_match.regex", errors);
       break;
     case H::kPrefixMatch:
       string_match(StringMatch::Type::kPrefix, h.prefix_match());
@@ -348,6 +365,7 @@ bool ParseRoute(const route_pb::Route& proto,
       case RM::kSafeRegex:
         path.type = StringMatch::Type::kSafeRegex;
         path.value = match.safe_regex().regex();
+        CompileRegexOf(&path, ".safe_regex.regex", errors);
         break;
       case RM::PATH_SPECIFIER_NOT_SET: {
         Field field(errors, ".path_specifier");

@@ -18,6 +18,7 @@
 #define XDSFED_LIB_RESOURCES_ROUTE_CONFIG_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -35,6 +36,10 @@ class RouteConfiguration;
 }  // namespace route
 }  // namespace config
 }  // namespace envoy
+
+namespace re2 {
+class RE2;
+}  // namespace re2
 
 namespace xdsfed {
 
@@ -59,10 +64,13 @@ struct ProtoDuration {
 struct StringMatch {
   enum class Type { kExact, kPrefix, kSuffix, kContains, kSafeRegex };
   Type type = Type::kExact;
-  // TODO(h1): safe_regex patterns are kept unchecked: RE2 is not a dependency
-  // of xdsfed::resources and std::regex speaks another dialect.
-  std::string value;
+  std::string value;  // for kSafeRegex, the RE2 pattern
   bool case_sensitive = true;
+  // kSafeRegex: `value` compiled by CompileSafeRegex (safe_regex.h) with
+  // case_sensitive. The validators set it and NACK a pattern RE2 rejects;
+  // a hand-built value may leave it null (lib/routing then compiles it).
+  // Not part of ==: it is a function of value and case_sensitive.
+  std::shared_ptr<const re2::RE2> regex;
   bool operator==(const StringMatch& o) const {
     return type == o.type && value == o.value &&
            case_sensitive == o.case_sensitive;

@@ -20,6 +20,7 @@
 #include "google/protobuf/duration.pb.h"
 #include "google/protobuf/wrappers.pb.h"
 #include "lib/resources/descriptor_signature.h"
+#include "lib/resources/safe_regex.h"
 #include "lib/resources/wire_reader.h"
 
 namespace xdsfed {
@@ -176,6 +177,16 @@ bool ParseRegexMatcher(absl::string_view bytes, absl::string_view* regex) {
   });
 }
 
+// For a kSafeRegex match, compiles it into m->regex as the validator does;
+// false (give up: the libprotobuf path reports the error) if RE2 rejects it.
+bool CompileRegex(StringMatch* m) {
+  if (m->type != StringMatch::Type::kSafeRegex) return true;
+  auto re = CompileSafeRegex(m->value, m->case_sensitive);
+  if (!re.ok()) return false;
+  m->regex = *std::move(re);
+  return true;
+}
+
 // envoy.type.matcher.v3.StringMatcher {oneof match_pattern {string exact = 1;
 // prefix = 2; suffix = 3; RegexMatcher safe_regex = 5; string contains = 7;}
 // bool ignore_case = 6;}
@@ -226,7 +237,7 @@ bool ParseStringMatcher(absl::string_view bytes, StringMatch* out) {
   }
   SetString(&out->value, value);
   out->case_sensitive = !ignore_case;
-  return true;
+  return CompileRegex(out);
 }
 
 // envoy.type.v3.Int64Range {int64 start = 1; int64 end = 2;}
@@ -305,6 +316,7 @@ bool ParseHeaderMatcher(absl::string_view bytes, HeaderMatch* out) {
       break;
     case 11:
       string_match(T::kSafeRegex);
+      if (!CompileRegex(&out->string_match)) return false;
       break;
     case 12:
       string_match(T::kContains);
@@ -421,7 +433,7 @@ bool ParseRouteMatch(absl::string_view bytes, RouteMatch* out,
       return false;  // "invalid path specifier: none set"
   }
   SetString(&m.value, path);
-  return true;
+  return CompileRegex(&m);
 }
 
 // envoy.config.route.v3.RetryPolicy, as gRPC's RetryPolicyParse.

@@ -540,6 +540,30 @@ TEST(RouteConfigFastTest, ConfigurationsTable) {
              ->set_nanos(1000000000);
        },
        false},
+      {"path safe_regex RE2 rejects (NACK: the validator reports it)",
+       [&](auto* rc) {
+         route(rc)->mutable_match()->mutable_safe_regex()->set_regex("(a");
+       },
+       false},
+      {"header safe_regex_match RE2 rejects",
+       [&](auto* rc) {
+         route(rc)
+             ->mutable_match()
+             ->add_headers()
+             ->mutable_safe_regex_match()
+             ->set_regex("[a");
+       },
+       false},
+      {"header string_match safe_regex RE2 rejects",
+       [&](auto* rc) {
+         route(rc)
+             ->mutable_match()
+             ->add_headers()
+             ->mutable_string_match()
+             ->mutable_safe_regex()
+             ->set_regex("a**");
+       },
+       false},
       {"max stream duration seconds < 0",
        [&](auto* rc) {
          route(rc)

@@ -6,11 +6,14 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "envoy/config/route/v3/route.pb.h"
 #include "envoy/extensions/filters/http/router/v3/router.pb.h"
 #include "gtest/gtest.h"
 #include "lib/resources/resource_type.h"
+#include "lib/resources/route_config_fast.h"
+#include "re2/re2.h"
 
 namespace xdsfed {
 namespace resources {
@@ -469,6 +472,98 @@ TEST(RouteConfigTest, Errors) {
     c.mutate(&rc);
     EXPECT_EQ(ErrorOf(rc), c.want);
     EXPECT_EQ(DecodeProto(rc).name, "rc");
+  }
+}
+
+// safe_regex (A28 §Route Matching, gRPC 1.51 StringMatcher::Create): every
+// pattern is compiled with RE2 at validation; one RE2 rejects NACKs the
+// resource with its field path; an accepted one is kept compiled, with the
+// route's case_sensitive for a path regex.
+TEST(RouteConfigTest, SafeRegex) {
+  using Mutate = std::function<void(route_pb::Route*)>;
+  struct Case {
+    const char* what;
+    Mutate mutate;
+    std::string want;        // "" = valid
+    const char* full_match;  // valid: a value the first regex fully matches
+  };
+  const std::string p = "errors validating RouteConfiguration: [";
+  const Case kCases[] = {
+      {"path regex",
+       [](auto* r) {
+         r->mutable_match()->mutable_safe_regex()->set_regex(
+             "/svc/(Get|List)[A-Z].*");
+       },
+       "", "/svc/GetX"},
+      {"path regex, case_sensitive false",
+       [](auto* r) {
+         r->mutable_match()->mutable_safe_regex()->set_regex("/svc/get.*");
+         r->mutable_match()->mutable_case_sensitive()->set_value(false);
+       },
+       "", "/SVC/GET1"},
+      {"header safe_regex_match",
+       [](auto* r) {
+         auto* h = r->mutable_match()->add_headers();
+         h->set_name("x");
+         h->mutable_safe_regex_match()->set_regex("v[0-9]+");
+       },
+       "", "v12"},
+      {"header string_match safe_regex, ignore_case",
+       [](auto* r) {
+         auto* h = r->mutable_match()->add_headers();
+         h->set_name("x");
+         h->mutable_string_match()->mutable_safe_regex()->set_regex("ab+");
+         h->mutable_string_match()->set_ignore_case(true);
+       },
+       "", "ABb"},
+      {"path regex unbalanced",
+       [](auto* r) {
+         r->mutable_match()->mutable_safe_regex()->set_regex("/svc/(a");
+       },
+       p + "field:virtual_hosts[0].routes[0].match.safe_regex.regex "
+           "error:not a valid RE2 regex: missing ): /svc/(a]"},
+      {"header safe_regex_match bad class",
+       [](auto* r) {
+         auto* h = r->mutable_match()->add_headers();
+         h->set_name("x");
+         h->mutable_safe_regex_match()->set_regex("[a");
+       },
+       p + "field:virtual_hosts[0].routes[0].match.headers[0]"
+           ".safe_regex_match.regex error:not a valid RE2 regex: missing ]: "
+           "[a]"},
+      {"header string_match backreference (not RE2 syntax)",
+       [](auto* r) {
+         auto* h = r->mutable_match()->add_headers();
+         h->set_name("x");
+         h->mutable_string_match()->mutable_safe_regex()->set_regex("(a)\\1");
+       },
+       p + "field:virtual_hosts[0].routes[0].match.headers[0].string_match"
+           ".safe_regex.regex error:not a valid RE2 regex: invalid escape "
+           "sequence: \\1]"},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.what);
+    route_pb::RouteConfiguration rc = BaseConfig();
+    c.mutate(FirstRoute(&rc));
+    EXPECT_EQ(ErrorOf(rc), c.want.empty() ? "ok" : c.want);
+    if (!c.want.empty()) continue;
+    // Both decoders (the wire fast path Decode tries first, and libprotobuf)
+    // keep the regex compiled.
+    const std::string bytes = rc.SerializeAsString();
+    RouteConfig fast;
+    ASSERT_TRUE(internal::FastDecodeRouteConfig(bytes, &fast));
+    DecodeResult slow = internal::DecodeRouteConfigWithProtobuf(bytes);
+    ASSERT_TRUE(slow.value.ok());
+    for (const RouteConfig* config : {&std::as_const(fast), &ValueOf(slow)}) {
+      const RouteMatch& m = config->virtual_hosts[0].routes[0].match;
+      const StringMatch& sm =
+          m.headers.empty() ? m.path : m.headers[0].string_match;
+      ASSERT_NE(sm.regex, nullptr);
+      EXPECT_TRUE(re2::RE2::FullMatch(c.full_match, *sm.regex));
+      // Full match, not a search.
+      EXPECT_FALSE(
+          re2::RE2::FullMatch(std::string("x") + c.full_match, *sm.regex));
+    }
   }
 }
 
