@@ -1,0 +1,128 @@
+// SelectFilterChain: A36 §FilterChainMatch (most specific destination
+// prefix, then source type, source prefix, source port; else the default
+// chain), over Listeners decoded by lib/resources.
+#include "lib/server/filter_chain_select.h"
+
+#include <variant>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/substitute.h"
+#include "gtest/gtest.h"
+#include "lib/resources/listener.h"
+#include "lib/resources/proto_json.h"
+#include "tests/server/server_test_support.h"
+
+namespace xdsfed::server {
+namespace {
+
+std::string Chain(absl::string_view route, absl::string_view match) {
+  return absl::Substitute(
+      R"({"filter_chain_match":$0,"filters":[{"name":"hcm","typed_config":$1}]})",
+      match, testing::Hcm(route));
+}
+
+std::shared_ptr<const resources::Listener> Decode(absl::string_view chains) {
+  std::string json = absl::Substitute(
+      R"({"name":"l","address":{"socket_address":{"address":"0.0.0.0","port_value":80}},
+  "filter_chains":[$0],
+  "default_filter_chain":{"filters":[{"name":"hcm","typed_config":$1}]}})",
+      chains, testing::Hcm("default"));
+  auto bytes = resources::ProtoJsonToSerialized(
+      json, "envoy.config.listener.v3.Listener");
+  EXPECT_TRUE(bytes.ok()) << bytes.status();
+  if (!bytes.ok()) return nullptr;
+  const auto& type = resources::ListenerResourceType();
+  resources::DecodeResult r = type.Decode({}, bytes->bytes);
+  EXPECT_TRUE(r.value.ok()) << r.value.status();
+  if (!r.value.ok()) return nullptr;
+  return type.Cast(*r.value);
+}
+
+SocketAddress Addr(absl::string_view text) {
+  absl::StatusOr<SocketAddress> a = ParseListeningAddress(text);
+  EXPECT_TRUE(a.ok()) << text;
+  return a.ok() ? *a : SocketAddress();
+}
+
+// The route name of the chain the connection gets ("default", "none").
+std::string Selected(const resources::Listener& listener,
+                     absl::string_view destination, absl::string_view source) {
+  const auto& l = std::get<resources::ServerListener>(listener.listener);
+  std::optional<size_t> i =
+      SelectFilterChain(l.filter_chain_map, Addr(destination), Addr(source));
+  const resources::FilterChainData* chain =
+      i.has_value()
+          ? &l.filter_chains.at(*i)
+          : (l.default_filter_chain ? &*l.default_filter_chain : nullptr);
+  if (chain == nullptr) return "none";
+  return std::get<resources::HttpConnectionManager::Rds>(
+             chain->http_connection_manager.route_config)
+      .route_config_name;
+}
+
+TEST(SelectFilterChain, A36MostSpecificTable) {
+  auto listener = Decode(absl::StrCat(
+      Chain(
+          "wide",
+          R"({"prefix_ranges":[{"address_prefix":"10.0.0.0","prefix_len":8}]})"),
+      ",",
+      Chain(
+          "narrow",
+          R"({"prefix_ranges":[{"address_prefix":"10.1.2.0","prefix_len":24}]})"),
+      ",",
+      Chain("narrow-src",
+            R"({"prefix_ranges":[{"address_prefix":"10.1.2.0","prefix_len":24}],
+        "source_prefix_ranges":[{"address_prefix":"192.168.0.0","prefix_len":16}]})"),
+      ",",
+      Chain("narrow-src-port",
+            R"({"prefix_ranges":[{"address_prefix":"10.1.2.0","prefix_len":24}],
+        "source_prefix_ranges":[{"address_prefix":"192.168.0.0","prefix_len":16}],
+        "source_ports":[443]})"),
+      ",",
+      Chain(
+          "v6",
+          R"({"prefix_ranges":[{"address_prefix":"fd00::","prefix_len":8}]})"),
+      ",",
+      Chain("loopback",
+            R"({"prefix_ranges":[{"address_prefix":"127.0.0.0","prefix_len":8}],
+        "source_type":"SAME_IP_OR_LOOPBACK"})")));
+  ASSERT_NE(listener, nullptr);
+  struct Case {
+    const char* destination;
+    const char* source;
+    const char* want;
+    const char* why;
+  };
+  const Case cases[] = {
+      {"10.9.9.9:80", "1.2.3.4:1000", "wide", "only /8 contains it"},
+      {"10.1.2.3:80", "1.2.3.4:1000", "narrow", "/24 beats /8"},
+      {"10.1.2.3:80", "192.168.1.1:80", "narrow-src",
+       "then the most specific source prefix"},
+      {"10.1.2.3:80", "192.168.1.1:443", "narrow-src-port",
+       "then the exact source port before any port"},
+      {"11.0.0.1:80", "1.2.3.4:1000", "default", "no destination prefix"},
+      {"[fd00::1]:80", "[fd00::2]:1000", "v6", "IPv6 prefix"},
+      {"127.0.0.1:80", "127.0.0.1:1000", "loopback",
+       "SAME_IP_OR_LOOPBACK for a loopback peer"},
+      {"127.0.0.1:80", "10.0.0.1:1000", "default",
+       "an external peer where only SAME_IP_OR_LOOPBACK is named: no chain"},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(Selected(*listener, c.destination, c.source), c.want)
+        << c.destination << " <- " << c.source << ": " << c.why;
+  }
+}
+
+// C-core: ANY is consulted only when no chain names a specific source type.
+TEST(SelectFilterChain, SpecificSourceTypeHidesAny) {
+  auto listener =
+      Decode(absl::StrCat(Chain("any", "{}"), ",",
+                          Chain("external", R"({"source_type":"EXTERNAL"})")));
+  ASSERT_NE(listener, nullptr);
+  EXPECT_EQ(Selected(*listener, "10.0.0.1:80", "10.0.0.2:1"), "external");
+  EXPECT_EQ(Selected(*listener, "10.0.0.1:80", "10.0.0.1:1"), "default");
+  EXPECT_EQ(Selected(*listener, "10.0.0.1:80", "127.0.0.1:1"), "default");
+}
+
+}  // namespace
+}  // namespace xdsfed::server

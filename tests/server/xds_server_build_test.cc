@@ -1,0 +1,79 @@
+// XdsServerBuilder::BuildAndStart failures (issue 12 Behaviour 1-2, A36
+// §Serving and Not Serving: a missing template or bootstrap, a bad address,
+// a port in use fail start with a clear error).
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "gtest/gtest.h"
+#include "lib/server/xds_server.h"
+#include "tests/server/server_test_support.h"
+
+namespace xdsfed::server {
+namespace {
+
+std::shared_ptr<const Bootstrap> NoTemplateBootstrap() {
+  auto b = Bootstrap::Parse(
+      R"({"xds_servers":[{"server_uri":"127.0.0.1:1",
+  "channel_creds":[{"type":"insecure"}]}],"node":{"id":"n"}})",
+      false);
+  return b.ok() ? *b : nullptr;
+}
+
+TEST(XdsServerBuilder, StartFailuresTable) {
+  const int port = testing::FreePort();
+  // Holds a port so that binding it fails.
+  int busy = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(busy, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+  ASSERT_EQ(listen(busy, 1), 0);
+  socklen_t len = sizeof(a);
+  getsockname(busy, reinterpret_cast<sockaddr*>(&a), &len);
+  const int busy_port = ntohs(a.sin_port);
+
+  struct Case {
+    std::string address;
+    std::shared_ptr<const Bootstrap> bootstrap;
+    const char* error_contains;
+  };
+  const Case cases[] = {
+      {absl::StrCat("127.0.0.1:", port), NoTemplateBootstrap(),
+       "server_listener_resource_name_template"},
+      {"127.0.0.1:0", testing::ServerBootstrap(1), "port 0"},
+      {"localhost:80", testing::ServerBootstrap(1), "literal IP"},
+      {absl::StrCat("127.0.0.1:", busy_port), testing::ServerBootstrap(1),
+       "cannot listen"},
+  };
+  for (const Case& c : cases) {
+    XdsServerBuilder builder;
+    builder.AddListeningPort(c.address, grpc::InsecureServerCredentials())
+        .set_bootstrap(c.bootstrap);
+    auto server = builder.BuildAndStart();
+    ASSERT_FALSE(server.ok()) << c.address;
+    EXPECT_NE(server.status().message().find(c.error_contains),
+              std::string::npos)
+        << server.status();
+  }
+  close(busy);
+}
+
+TEST(XdsServerBuilder, NoBootstrapInTheEnvironmentFailsStart) {
+  unsetenv("GRPC_XDS_BOOTSTRAP");
+  unsetenv("GRPC_XDS_BOOTSTRAP_CONFIG");
+  XdsServerBuilder builder;
+  builder.AddListeningPort(absl::StrCat("127.0.0.1:", testing::FreePort()),
+                           grpc::InsecureServerCredentials());
+  auto server = builder.BuildAndStart();
+  EXPECT_FALSE(server.ok());
+}
+
+TEST(XdsServerBuilder, NoListeningPortFailsStart) {
+  XdsServerBuilder builder;
+  builder.set_bootstrap(testing::ServerBootstrap(1));
+  EXPECT_FALSE(builder.BuildAndStart().ok());
+}
+
+}  // namespace
+}  // namespace xdsfed::server
