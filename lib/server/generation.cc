@@ -6,24 +6,111 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "grpcpp/support/server_interceptor.h"
+#include "lib/server/filter_chain_select.h"
 
 namespace xdsfed::server {
+namespace {
+
+constexpr size_t kMaxRememberedPeers = 65536;
+
+// A36 §Connection and Request Handling, per RPC. grpc++'s public API runs
+// the method handler anyway (a server interceptor cannot end a call before
+// it), so a rejected RPC gets its status replaced by UNAVAILABLE.
+class RouteCheckInterceptor : public grpc::experimental::Interceptor {
+ public:
+  RouteCheckInterceptor(Generation* generation,
+                        grpc::experimental::ServerRpcInfo* info)
+      : generation_(generation), info_(info) {}
+
+  void Intercept(grpc::experimental::InterceptorBatchMethods* m) override {
+    using grpc::experimental::InterceptionHookPoints;
+    if (m->QueryInterceptionHookPoint(
+            InterceptionHookPoints::POST_RECV_INITIAL_METADATA)) {
+      grpc::ServerContextBase* context = info_->server_context();
+      const std::string peer = context->peer();
+      grpc::string_ref authority = context->ExperimentalGetAuthority();
+      const char* method = info_->method();
+      const auto* metadata = m->GetRecvInitialMetadata();
+      std::string scratch;
+      verdict_ = generation_->CheckRpc(
+          peer, absl::string_view(authority.data(), authority.size()),
+          method == nullptr ? "" : method,
+          [&](absl::string_view name,
+              std::string* s) -> std::optional<absl::string_view> {
+            if (metadata == nullptr) return std::nullopt;
+            return routing::JoinedHeaderValue(*metadata, name, s);
+          },
+          &scratch);
+    }
+    if (!verdict_.ok() && m->QueryInterceptionHookPoint(
+                              InterceptionHookPoints::PRE_SEND_STATUS)) {
+      m->ModifySendStatus(grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                                       std::string(verdict_.message())));
+    }
+    m->Proceed();
+  }
+
+ private:
+  Generation* const generation_;
+  grpc::experimental::ServerRpcInfo* const info_;
+  absl::Status verdict_;
+};
+
+class RouteCheckFactory
+    : public grpc::experimental::ServerInterceptorFactoryInterface {
+ public:
+  explicit RouteCheckFactory(Generation* generation)
+      : generation_(generation) {}
+  grpc::experimental::Interceptor* CreateServerInterceptor(
+      grpc::experimental::ServerRpcInfo* info) override {
+    return new RouteCheckInterceptor(generation_, info);
+  }
+
+ private:
+  Generation* const generation_;
+};
+
+// "ipv4:1.2.3.4:5" / "ipv6:[::1]:5" -> a SocketAddress.
+std::optional<SocketAddress> ParsePeer(absl::string_view peer) {
+  for (absl::string_view scheme : {"ipv4:", "ipv6:"}) {
+    if (peer.substr(0, scheme.size()) == scheme) {
+      absl::StatusOr<SocketAddress> a =
+          ParseListeningAddress(peer.substr(scheme.size()));
+      if (a.ok()) return *a;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string PeerKey(const SocketAddress& peer) {
+  return absl::StrCat(peer.ipv6 ? "ipv6:" : "ipv4:", peer.ToString());
+}
+
+}  // namespace
 
 Generation::Generation(uint64_t id,
-                       std::shared_ptr<const xds_config::ServerConfig> c)
-    : id_(id), config_(std::move(c)) {
+                       std::shared_ptr<const xds_config::ServerConfig> c,
+                       SocketAddress listening_address)
+    : id_(id), config_(std::move(c)), listening_address_(listening_address) {
   listener_ = &std::get<resources::ServerListener>(config_->listener->listener);
 }
 
 absl::StatusOr<std::unique_ptr<Generation>> Generation::Start(
     uint64_t id, std::shared_ptr<const xds_config::ServerConfig> config,
-    const GenerationOptions& options) {
+    const GenerationOptions& options, std::vector<std::string>* config_errors) {
   if (config == nullptr || config->listener == nullptr ||
       !std::holds_alternative<resources::ServerListener>(
           config->listener->listener)) {
     return absl::InvalidArgumentError("not a server Listener");
   }
-  std::unique_ptr<Generation> g(new Generation(id, std::move(config)));
+  std::unique_ptr<Generation> g(
+      new Generation(id, config, options.listening_address));
+  {
+    MutexLock lock(&g->mu_);
+    g->route_source_ = *config;
+    g->routes_ = ChainRoutes::Build(*g->listener_, *config, config_errors);
+  }
   grpc::ServerBuilder builder;
   for (grpc::Service* s : options.services) builder.RegisterService(s);
   for (const auto& [name, value] : options.int_args) {
@@ -39,6 +126,11 @@ absl::StatusOr<std::unique_ptr<Generation>> Generation::Start(
                              ms(options.max_connection_age));
   builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS,
                              ms(options.drain_grace));
+  std::vector<
+      std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
+      interceptors;
+  interceptors.push_back(std::make_unique<RouteCheckFactory>(g.get()));
+  builder.experimental().SetInterceptorCreators(std::move(interceptors));
   g->acceptor_ = builder.experimental().AddExternalConnectionAcceptor(
       grpc::ServerBuilder::experimental_type::ExternalConnectionType::FROM_FD,
       options.credentials);
@@ -50,13 +142,77 @@ absl::StatusOr<std::unique_ptr<Generation>> Generation::Start(
   return g;
 }
 
-Generation::~Generation() { Shutdown(absl::Now()); }
+Generation::~Generation() {
+  Shutdown(absl::Now());
+  // The server's interceptors point at this object.
+  server_.reset();
+}
 
-void Generation::HandOff(int listener_fd, int fd) {
+void Generation::HandOff(int listener_fd, int fd, const SocketAddress& peer,
+                         size_t chain) {
+  {
+    MutexLock lock(&mu_);
+    if (!routes_->uniform()) {
+      if (chain_by_peer_.size() >= kMaxRememberedPeers) chain_by_peer_.clear();
+      chain_by_peer_[PeerKey(peer)] = chain;
+    }
+  }
   grpc::experimental::ExternalConnectionAcceptor::NewConnectionParameters p;
   p.listener_fd = listener_fd;
   p.fd = fd;
   acceptor_->HandleNewConnection(&p);
+}
+
+void Generation::UpdateRoutes(const xds_config::ServerConfig& config,
+                              std::vector<std::string>* config_errors) {
+  // Called only from the config manager's serialized callbacks: no other
+  // writer of route_source_ runs meanwhile.
+  xds_config::ServerConfig merged;
+  {
+    MutexLock lock(&mu_);
+    merged = route_source_;
+  }
+  bool changed = false;
+  for (auto& [name, rds] : merged.route_configs) {
+    auto it = config.route_configs.find(name);
+    if (it != config.route_configs.end() && !(it->second == rds)) {
+      rds = it->second;
+      changed = true;
+    }
+  }
+  if (!changed) return;
+  std::shared_ptr<const ChainRoutes> routes =
+      ChainRoutes::Build(*listener_, merged, config_errors);
+  MutexLock lock(&mu_);
+  route_source_ = std::move(merged);
+  routes_ = std::move(routes);
+}
+
+size_t Generation::ChainForPeer(absl::string_view peer) {
+  auto it = chain_by_peer_.find(peer);
+  if (it != chain_by_peer_.end()) return it->second;
+  std::optional<SocketAddress> source = ParsePeer(peer);
+  if (source.has_value()) {
+    std::optional<size_t> i = SelectFilterChain(listener_->filter_chain_map,
+                                                listening_address_, *source);
+    if (i.has_value()) return *i;
+  }
+  return listener_->filter_chains.size();  // the default chain
+}
+
+absl::Status Generation::CheckRpc(absl::string_view peer,
+                                  absl::string_view authority,
+                                  absl::string_view path,
+                                  routing::HeaderLookup headers,
+                                  std::string* scratch) {
+  std::shared_ptr<const ChainRoutes> routes;
+  size_t chain = 0;
+  {
+    MutexLock lock(&mu_);
+    routes = routes_;
+    if (!routes->uniform()) chain = ChainForPeer(peer);
+  }
+  return routes->Check(chain, authority, path, headers, scratch);
 }
 
 void Generation::Shutdown(absl::Time deadline) {

@@ -60,6 +60,7 @@ class XdsServer::Impl : public std::enable_shared_from_this<Impl> {
         listener_name_(std::move(listener_name)),
         listen_fd_(listen_fd),
         wake_fd_(wake_fd) {
+    gen_options_.listening_address = address_;
     gen_options_.credentials = options_.credentials;
     gen_options_.services = options_.services;
     gen_options_.drain_grace = options_.drain_grace;
@@ -144,17 +145,30 @@ class XdsServer::Impl : public std::enable_shared_from_this<Impl> {
       Report(config->status);
       return;
     }
+    std::shared_ptr<Generation> same;
+    std::vector<std::shared_ptr<Generation>> draining;
     {
       MutexLock lock(&mu_);
       if (shutdown_) return;
-      // An RDS-only change (same Listener): nothing to drain.
       if (current_ != nullptr &&
           *current_->listener_resource() == *config->listener) {
-        return;
+        same = current_;
       }
+      for (const Draining& d : draining_) draining.push_back(d.generation);
     }
-    absl::StatusOr<std::unique_ptr<Generation>> built =
-        Generation::Start(generations_.load() + 1, config, gen_options_);
+    // RDS changes reach existing connections at once, draining ones too.
+    std::vector<std::string> ignored;
+    for (const auto& g : draining) g->UpdateRoutes(*config, &ignored);
+    std::vector<std::string> config_errors;
+    if (same != nullptr) {
+      // An RDS-only change (same Listener): nothing to drain.
+      same->UpdateRoutes(*config, &config_errors);
+      LogConfigErrors(config_errors);
+      return;
+    }
+    absl::StatusOr<std::unique_ptr<Generation>> built = Generation::Start(
+        generations_.load() + 1, config, gen_options_, &config_errors);
+    LogConfigErrors(config_errors);
     if (!built.ok()) {
       {
         MutexLock lock(&mu_);
@@ -191,6 +205,26 @@ class XdsServer::Impl : public std::enable_shared_from_this<Impl> {
       draining_.front().shutdown_at = absl::InfinitePast();
     }
     reaper_cv_.notify_all();
+  }
+
+  // A36 §Configuration Error Logging: a warning on each update while the
+  // configuration has errors, and one when they are gone.
+  void LogConfigErrors(const std::vector<std::string>& errors) {
+    if (errors.empty()) {
+      if (had_config_errors_) {
+        std::fprintf(stderr,
+                     "xdsfed server %s: warning: configuration errors fixed\n",
+                     address_text_.c_str());
+      }
+      had_config_errors_ = false;
+      return;
+    }
+    had_config_errors_ = true;
+    for (const std::string& e : errors) {
+      std::fprintf(stderr,
+                   "xdsfed server %s: warning: configuration error: %s\n",
+                   address_text_.c_str(), e.c_str());
+    }
   }
 
   // Called on serving changes (and a changed NOT_SERVING reason), never
@@ -265,14 +299,17 @@ class XdsServer::Impl : public std::enable_shared_from_this<Impl> {
     MutexLock lock(&mu_);
     Generation* g = current_.get();
     const resources::FilterChainData* chain = nullptr;
+    size_t chain_index = 0;
     if (g != nullptr && source.ok() && destination.ok()) {
       const resources::ServerListener& l = g->listener();
       std::optional<size_t> index =
           SelectFilterChain(l.filter_chain_map, *destination, *source);
       if (index.has_value() && *index < l.filter_chains.size()) {
         chain = &l.filter_chains[*index];
+        chain_index = *index;
       } else if (l.default_filter_chain.has_value()) {
         chain = &*l.default_filter_chain;
+        chain_index = l.filter_chains.size();
       }
     }
     // A chain with a transport socket wants TLS, which is not done yet:
@@ -282,7 +319,7 @@ class XdsServer::Impl : public std::enable_shared_from_this<Impl> {
       close(fd);  // not serving: no byte is sent (A36)
       return;
     }
-    g->HandOff(listen_fd_, fd);
+    g->HandOff(listen_fd_, fd, *source, chain_index);
   }
 
   void ReaperLoop() {
@@ -328,6 +365,7 @@ class XdsServer::Impl : public std::enable_shared_from_this<Impl> {
   std::atomic<uint64_t> closed_unserved_{0};
   // Config-manager callback state (serialized).
   std::optional<absl::Status> last_report_;
+  bool had_config_errors_ = false;
 
   mutable Mutex mu_;
   std::condition_variable_any reaper_cv_;

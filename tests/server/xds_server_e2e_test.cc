@@ -160,6 +160,24 @@ TEST_F(XdsServerE2eTest, GrpcClientThroughLifecycle) {
   absl::SleepFor(absl::Milliseconds(500));
   EXPECT_EQ(server_->generations_started(), 2u);
   EXPECT_EQ(log_.calls().size(), 2u);  // still serving: no call
+  EXPECT_TRUE(HealthCheckOnce(xds_channel, "", absl::Seconds(10)).status.ok());
+
+  // A36 per RPC: an RDS change to a route that does not match fails RPCs on
+  // an existing connection of the current generation with UNAVAILABLE,
+  // without a new generation. (A draining generation keeps the routes it
+  // had: the RDS names only its old Listener used are no longer watched.)
+  auto existing = Direct();
+  ASSERT_TRUE(HealthCheckOnce(existing, "", absl::Seconds(10)).status.ok());
+  Push(testing::ServerListenerJson(server_port_, "s2"),
+       absl::StrCat(testing::ServerRouteJson("s1"), ",",
+                    testing::ServerRouteJson("s2", "/nomatch/")));
+  grpc::StatusCode code = grpc::StatusCode::OK;
+  for (int i = 0; i < 100 && code == grpc::StatusCode::OK; ++i) {
+    code = HealthCheckOnce(existing, "", absl::Seconds(10)).status.error_code();
+    if (code == grpc::StatusCode::OK) absl::SleepFor(absl::Milliseconds(20));
+  }
+  EXPECT_EQ(code, grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(server_->generations_started(), 2u);
 
   // Deleted: NOT_SERVING; new connections are closed.
   Push("", routes);
@@ -218,6 +236,36 @@ TEST_F(XdsServerE2eTest, SilentAndGarbageConnectionsDoNotBlockOthers) {
   EXPECT_TRUE(r.status.ok()) << r.status.error_message();
   EXPECT_GE(server_->connections_accepted(), 201u);
   for (int fd : fds) close(fd);
+}
+
+// A36 per RPC on the connection's own chain: chain 0 (source 127.0.0.1/32)
+// and the default chain route differently, and a loopback client gets
+// chain 0's routes; swapped, it gets the other verdict.
+TEST_F(XdsServerE2eTest, RpcsAreRoutedByTheirConnectionsChain) {
+  const std::string routes =
+      absl::StrCat(testing::ServerRouteJson("allow"), ",",
+                   testing::ServerRouteJson("deny", "/nomatch/"));
+  auto chain = [](absl::string_view route) {
+    return absl::StrCat(
+        R"({"filter_chain_match":{"source_prefix_ranges":[{"address_prefix":"127.0.0.1","prefix_len":32}]},)",
+        R"("filters":[{"name":"hcm","typed_config":)", testing::Hcm(route),
+        "}]}");
+  };
+  Push(testing::ServerListenerJson(server_port_, "deny", chain("allow")),
+       routes);
+  ASSERT_NO_FATAL_FAILURE(StartServer());
+  ASSERT_TRUE(log_.WaitFor(1));
+  ASSERT_TRUE(log_.calls()[0].status.ok()) << log_.calls()[0].status;
+  EXPECT_TRUE(
+      HealthCheckOnce(Direct(), "", absl::Seconds(10), true).status.ok());
+  Push(testing::ServerListenerJson(server_port_, "allow", chain("deny")),
+       routes);
+  for (int i = 0; i < 200 && server_->generations_started() < 2; ++i) {
+    absl::SleepFor(absl::Milliseconds(25));
+  }
+  HealthCheckResult r = HealthCheckOnce(Direct(), "", absl::Seconds(10), true);
+  EXPECT_EQ(r.status.error_code(), grpc::StatusCode::UNAVAILABLE)
+      << r.status.error_message();
 }
 
 // 50 Listener updates while a client sends back-to-back RPCs (issue 12

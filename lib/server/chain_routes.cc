@@ -1,0 +1,136 @@
+#include "lib/server/chain_routes.h"
+
+#include <map>
+#include <utility>
+#include <variant>
+
+#include "absl/strings/str_cat.h"
+
+namespace xdsfed::server {
+namespace {
+
+void CollectActionErrors(const resources::RouteConfig& rc,
+                         absl::string_view where,
+                         std::vector<std::string>* errors) {
+  for (const resources::VirtualHost& vh : rc.virtual_hosts) {
+    for (size_t i = 0; i < vh.routes.size(); ++i) {
+      if (!std::holds_alternative<resources::NonForwardingAction>(
+              vh.routes[i].action)) {
+        errors->push_back(absl::StrCat(
+            where, " virtual host \"", vh.name, "\" route ", i,
+            ": action is not non_forwarding_action (RPCs matching it fail "
+            "with UNAVAILABLE)"));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<const ChainRoutes> ChainRoutes::Build(
+    const resources::ServerListener& listener,
+    const xds_config::ServerConfig& config,
+    std::vector<std::string>* config_errors) {
+  auto out = std::make_shared<ChainRoutes>();
+  // One compiled table per RDS name, however many chains use it.
+  std::map<std::string, Entry> by_rds;
+  std::vector<std::string> keys;
+  auto add = [&](const resources::FilterChainData& chain, size_t index) {
+    const auto& rc = chain.http_connection_manager.route_config;
+    if (const auto* rds =
+            std::get_if<resources::HttpConnectionManager::Rds>(&rc)) {
+      keys.push_back("rds:" + rds->route_config_name);
+      auto cached = by_rds.find(rds->route_config_name);
+      if (cached != by_rds.end()) {
+        out->entries_.push_back(cached->second);
+        return;
+      }
+      Entry entry;
+      const std::string where =
+          absl::StrCat("RouteConfiguration \"", rds->route_config_name, "\"");
+      auto it = config.route_configs.find(rds->route_config_name);
+      if (it == config.route_configs.end() ||
+          it->second.route_config == nullptr) {
+        absl::Status why = it == config.route_configs.end()
+                               ? absl::NotFoundError("not requested")
+                               : it->second.status;
+        entry.error = absl::UnavailableError(
+            absl::StrCat(where, " unavailable: ", why.ToString()));
+        config_errors->push_back(std::string(entry.error.message()));
+      } else {
+        auto table = routing::RouteConfigTable::Build(it->second.route_config);
+        if (table.ok()) {
+          entry.table = *table;
+          CollectActionErrors(*it->second.route_config, where, config_errors);
+        } else {
+          entry.error = absl::UnavailableError(
+              absl::StrCat(where, ": ", table.status().message()));
+          config_errors->push_back(std::string(entry.error.message()));
+        }
+      }
+      by_rds[rds->route_config_name] = entry;
+      out->entries_.push_back(std::move(entry));
+      return;
+    }
+    keys.push_back(absl::StrCat("inline:", index));
+    const auto& inline_rc = std::get<resources::RouteConfig>(rc);
+    auto shared = std::make_shared<const resources::RouteConfig>(inline_rc);
+    Entry entry;
+    auto table = routing::RouteConfigTable::Build(shared);
+    const std::string where = absl::StrCat(
+        "inline route_config of chain ", index == listener.filter_chains.size()
+                                             ? std::string("default")
+                                             : absl::StrCat(index));
+    if (table.ok()) {
+      entry.table = *table;
+      CollectActionErrors(inline_rc, where, config_errors);
+    } else {
+      entry.error = absl::UnavailableError(
+          absl::StrCat(where, ": ", table.status().message()));
+      config_errors->push_back(std::string(entry.error.message()));
+    }
+    out->entries_.push_back(std::move(entry));
+  };
+  for (size_t i = 0; i < listener.filter_chains.size(); ++i) {
+    add(listener.filter_chains[i], i);
+  }
+  if (listener.default_filter_chain.has_value()) {
+    add(*listener.default_filter_chain, listener.filter_chains.size());
+  } else {
+    // Never selected (no default chain closes the connection); keeps the
+    // index valid.
+    out->entries_.push_back(
+        {nullptr, absl::UnavailableError("no default filter chain")});
+    keys.push_back(keys.empty() ? "none" : keys.front());
+  }
+  for (const std::string& k : keys) {
+    if (k != keys.front()) out->uniform_ = false;
+  }
+  return out;
+}
+
+absl::Status ChainRoutes::Check(size_t chain, absl::string_view authority,
+                                absl::string_view path,
+                                routing::HeaderLookup headers,
+                                std::string* scratch) const {
+  if (chain >= entries_.size()) chain = entries_.size() - 1;
+  const Entry& e = entries_[chain];
+  if (e.table == nullptr) return e.error;
+  const routing::RouteTable* vhost = e.table->FindVirtualHost(authority);
+  if (vhost == nullptr) {
+    return absl::UnavailableError(
+        absl::StrCat("no virtual host for authority \"", authority, "\""));
+  }
+  const resources::Route* route =
+      vhost->Match(path, headers, routing::ThreadLocalRandom, scratch);
+  if (route == nullptr) {
+    return absl::UnavailableError(absl::StrCat("no route for ", path));
+  }
+  if (!std::holds_alternative<resources::NonForwardingAction>(route->action)) {
+    return absl::UnavailableError(
+        "the matched route's action is not non_forwarding_action");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace xdsfed::server

@@ -1,0 +1,53 @@
+// The per-RPC half of A36 §Connection and Request Handling for one server
+// generation: for each filter chain (and the default chain) its compiled
+// RouteConfiguration (inline, or the RDS resource the ServerConfig holds)
+// or why it has none; Check() routes an RPC by :authority, path and headers
+// with lib/routing and allows it only on a route whose action is
+// non_forwarding_action. Immutable: an RDS update builds a new one.
+#ifndef XDSFED_LIB_SERVER_CHAIN_ROUTES_H_
+#define XDSFED_LIB_SERVER_CHAIN_ROUTES_H_
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "lib/resources/listener.h"
+#include "lib/routing/route_table.h"
+#include "lib/xds_config/xds_config.h"
+
+namespace xdsfed::server {
+
+class ChainRoutes {
+ public:
+  // `config_errors` gets A36's "configuration errors" (§Configuration Error
+  // Logging): RDS resources that failed or do not exist, and routes whose
+  // action is not non_forwarding_action.
+  static std::shared_ptr<const ChainRoutes> Build(
+      const resources::ServerListener& listener,
+      const xds_config::ServerConfig& config,
+      std::vector<std::string>* config_errors);
+
+  // Chain `chain` indexes ServerListener::filter_chains; filter_chains.size()
+  // means the default chain. OK, or UNAVAILABLE saying why (A36).
+  absl::Status Check(size_t chain, absl::string_view authority,
+                     absl::string_view path, routing::HeaderLookup headers,
+                     std::string* scratch) const;
+
+  // Every chain routes the same way: the connection's chain does not matter.
+  bool uniform() const { return uniform_; }
+
+ private:
+  struct Entry {
+    std::shared_ptr<const routing::RouteConfigTable> table;
+    absl::Status error;  // when table is null
+  };
+  std::vector<Entry> entries_;
+  bool uniform_ = true;
+};
+
+}  // namespace xdsfed::server
+
+#endif  // XDSFED_LIB_SERVER_CHAIN_ROUTES_H_

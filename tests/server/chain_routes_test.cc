@@ -1,0 +1,163 @@
+// ChainRoutes: A36 §Connection and Request Handling per RPC (virtual host by
+// :authority, route by path and headers as on the client, then
+// non_forwarding_action or UNAVAILABLE) and §Configuration Error Logging.
+#include "lib/server/chain_routes.h"
+
+#include <variant>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/substitute.h"
+#include "gtest/gtest.h"
+#include "lib/resources/proto_json.h"
+#include "tests/server/server_test_support.h"
+
+namespace xdsfed::server {
+namespace {
+
+template <typename T>
+std::shared_ptr<const T> DecodeJson(const resources::XdsResourceType<T>& type,
+                                    absl::string_view type_name,
+                                    absl::string_view json) {
+  auto bytes = resources::ProtoJsonToSerialized(json, type_name);
+  EXPECT_TRUE(bytes.ok()) << bytes.status();
+  if (!bytes.ok()) return nullptr;
+  resources::DecodeResult r = type.Decode({}, bytes->bytes);
+  EXPECT_TRUE(r.value.ok()) << r.value.status();
+  if (!r.value.ok()) return nullptr;
+  return type.Cast(*r.value);
+}
+
+std::shared_ptr<const resources::Listener> Listener(absl::string_view chains,
+                                                    absl::string_view deflt) {
+  return DecodeJson(
+      resources::ListenerResourceType(), "envoy.config.listener.v3.Listener",
+      absl::Substitute(
+          R"({"name":"l","address":{"socket_address":{"address":"127.0.0.1","port_value":80}},
+  "filter_chains":[$0],"default_filter_chain":$1})",
+          chains, deflt));
+}
+
+std::string ChainJson(absl::string_view route, absl::string_view match) {
+  return absl::Substitute(
+      R"({"filter_chain_match":$0,"filters":[{"name":"hcm","typed_config":$1}]})",
+      match, testing::Hcm(route));
+}
+
+constexpr char kRoutes[] = R"({"name":"r","virtual_hosts":[
+  {"name":"api","domains":["api.example.com"],"routes":[
+    {"match":{"prefix":"/grpc.health.v1.Health/"},"non_forwarding_action":{}},
+    {"match":{"prefix":"/forward/"},"route":{"cluster":"c"}},
+    {"match":{"prefix":"/hdr/","headers":[{"name":"x-env","exact_match":"prod"}]},
+     "non_forwarding_action":{}}]},
+  {"name":"any","domains":["*"],"routes":[
+    {"match":{"path":"/only.This/Method"},"non_forwarding_action":{}}]}]})";
+
+std::shared_ptr<const resources::RouteConfig> Routes() {
+  return DecodeJson(resources::RouteConfigResourceType(),
+                    "envoy.config.route.v3.RouteConfiguration", kRoutes);
+}
+
+absl::Status Check(const ChainRoutes& routes, size_t chain,
+                   absl::string_view authority, absl::string_view path,
+                   const std::multimap<std::string, std::string>& headers) {
+  std::string scratch;
+  return routes.Check(
+      chain, authority, path,
+      [&](absl::string_view name, std::string* s) {
+        return routing::JoinedHeaderValue(headers, name, s);
+      },
+      &scratch);
+}
+
+TEST(ChainRoutes, PerRpcTable) {
+  auto listener =
+      Listener("", absl::StrCat(R"({"filters":[{"name":"hcm","typed_config":)",
+                                testing::Hcm("r"), "}]}"));
+  ASSERT_NE(listener, nullptr);
+  xds_config::ServerConfig config;
+  config.listener = listener;
+  config.route_configs["r"].route_config = Routes();
+  std::vector<std::string> errors;
+  auto routes = ChainRoutes::Build(
+      std::get<resources::ServerListener>(listener->listener), config, &errors);
+  // §Configuration Error Logging: the route with a `route` action.
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("not non_forwarding_action"), std::string::npos);
+  EXPECT_TRUE(routes->uniform());
+  struct Case {
+    const char* authority;
+    const char* path;
+    std::multimap<std::string, std::string> headers;
+    bool ok;
+    const char* why;
+  };
+  const Case cases[] = {
+      {"api.example.com",
+       "/grpc.health.v1.Health/Check",
+       {},
+       true,
+       "prefix route, non_forwarding_action"},
+      {"api.example.com",
+       "/forward/x",
+       {},
+       false,
+       "matched route's action is `route`"},
+      {"api.example.com", "/nothing/x", {}, false, "no route matches"},
+      {"api.example.com",
+       "/hdr/x",
+       {{"x-env", "prod"}},
+       true,
+       "header matcher passes"},
+      {"api.example.com",
+       "/hdr/x",
+       {{"x-env", "dev"}},
+       false,
+       "header matcher fails"},
+      {"other.example.com",
+       "/only.This/Method",
+       {},
+       true,
+       "wildcard virtual host, exact path"},
+      {"other.example.com",
+       "/grpc.health.v1.Health/Check",
+       {},
+       false,
+       "the :authority picks the virtual host"},
+  };
+  for (const Case& c : cases) {
+    absl::Status s = Check(*routes, 0, c.authority, c.path, c.headers);
+    EXPECT_EQ(s.ok(), c.ok) << c.why << ": " << s;
+    if (!c.ok) EXPECT_EQ(s.code(), absl::StatusCode::kUnavailable) << c.why;
+  }
+}
+
+// A36: an RDS NACKed without a good version, missing or does-not-exist
+// fails RPCs on its chain with UNAVAILABLE; other chains are unaffected.
+TEST(ChainRoutes, BrokenRdsFailsOnlyItsChain) {
+  auto listener =
+      Listener(ChainJson("missing", R"({"source_ports":[7]})"),
+               absl::StrCat(R"({"filters":[{"name":"hcm","typed_config":)",
+                            testing::Hcm("r"), "}]}"));
+  ASSERT_NE(listener, nullptr);
+  xds_config::ServerConfig config;
+  config.listener = listener;
+  config.route_configs["r"].route_config = Routes();
+  config.route_configs["missing"].status =
+      absl::NotFoundError("does not exist");
+  std::vector<std::string> errors;
+  auto routes = ChainRoutes::Build(
+      std::get<resources::ServerListener>(listener->listener), config, &errors);
+  EXPECT_FALSE(routes->uniform());
+  absl::Status broken =
+      Check(*routes, 0, "api.example.com", "/grpc.health.v1.Health/Check", {});
+  EXPECT_EQ(broken.code(), absl::StatusCode::kUnavailable);
+  EXPECT_NE(broken.message().find("missing"), std::string::npos) << broken;
+  EXPECT_TRUE(
+      Check(*routes, 1, "api.example.com", "/grpc.health.v1.Health/Check", {})
+          .ok());
+  // Both the broken RDS and the `route` action are configuration errors.
+  EXPECT_EQ(errors.size(), 2u);
+}
+
+}  // namespace
+}  // namespace xdsfed::server
