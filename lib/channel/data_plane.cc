@@ -1,0 +1,822 @@
+#include "lib/channel/data_plane.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <optional>
+#include <set>
+#include <utility>
+#include <variant>
+
+#include "absl/strings/str_cat.h"
+#include "lib/cluster/lb_config.h"
+
+namespace xdsfed {
+namespace channel {
+namespace {
+
+using resources::EndpointResource;
+
+// splitmix64 over a per-thread counter: picks draw several values and must
+// neither lock nor allocate.
+uint64_t NextRandom() {
+  thread_local uint64_t state =
+      static_cast<uint64_t>(
+          std::chrono::steady_clock::now().time_since_epoch().count()) ^
+      reinterpret_cast<uintptr_t>(&state);
+  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+PickResult Failed(absl::Status status) {
+  PickResult r;
+  r.status = std::move(status);
+  return r;
+}
+
+}  // namespace
+
+// One priority child: xds_cluster_impl + weighted_target + round_robin (or
+// pick_first for LOGICAL_DNS).
+struct DataPlane::Child {
+  std::string name;
+  size_t priority = 0;  // in the cluster's list; SIZE_MAX once left out
+  cluster::PriorityChildAssignment assignment;
+  std::string cluster;
+  std::string eds_service_name;
+  bool logical_dns = false;
+  uint32_t max_requests = lrs::kDefaultMaxConcurrentRequests;
+  std::vector<EndpointResource::DropCategory> drops;
+  std::optional<XdsServerConfig> lrs_server;
+  std::shared_ptr<lrs::CallCounter> counter;
+  std::shared_ptr<lrs::ClusterDropStats> drop_stats;
+  struct Locality {
+    EndpointResource::Locality locality;
+    uint32_t weight = 0;
+    std::vector<std::shared_ptr<Endpoint>> endpoints;
+    std::shared_ptr<lrs::ClusterLocalityStats> stats;
+  };
+  std::vector<Locality> localities;
+  // From the endpoints, as last computed; and what the priority policy
+  // sees (TRANSIENT_FAILURE after the failover timer fired).
+  Connectivity computed = Connectivity::kConnecting;
+  Connectivity reported = Connectivity::kConnecting;
+  std::string reason;  // why reported is TRANSIENT_FAILURE
+  bool seen_ready_or_idle = true;
+  uint64_t failover_token = 0;  // 0: no failover timer pending
+  client::Timers::Handle failover_timer = 0;
+  uint64_t retention_token = 0;  // 0: active
+  client::Timers::Handle retention_timer = 0;
+};
+
+struct DataPlane::ClusterLb {
+  std::string name;
+  std::shared_ptr<const xds_config::ClusterConfig> config;
+  cluster::PriorityConfigBuilder builder;
+  absl::Status error;
+  std::vector<cluster::PriorityChildAssignment> assignments;
+  std::map<std::string, std::unique_ptr<Child>> children;
+  int current = -1;
+};
+
+struct DataPlane::Picker {
+  struct Locality {
+    EndpointResource::Locality locality;
+    uint64_t cumulative_weight = 0;
+    std::vector<std::shared_ptr<Endpoint>> ready;
+    mutable std::atomic<uint64_t> next{0};
+    std::shared_ptr<lrs::ClusterLocalityStats> stats;
+  };
+  struct Cluster {
+    enum class Mode { kPick, kQueue, kFail };
+    Mode mode = Mode::kQueue;
+    absl::Status error;
+    size_t priority = 0;
+    bool pick_first = false;
+    uint32_t max_requests = lrs::kDefaultMaxConcurrentRequests;
+    std::shared_ptr<lrs::CallCounter> counter;
+    std::shared_ptr<lrs::ClusterDropStats> drop_stats;
+    std::vector<EndpointResource::DropCategory> drops;
+    std::vector<std::unique_ptr<Locality>> localities;  // with READY endpoints
+    uint64_t total_weight = 0;
+  };
+  bool has_config = false;
+  absl::Status status;
+  std::shared_ptr<const xds_config::XdsConfig> config;
+  absl::flat_hash_map<std::string, std::unique_ptr<Cluster>> clusters;
+};
+
+struct DataPlane::Waiter {
+  std::string path;
+  std::vector<std::pair<std::string, std::string>> metadata_storage;
+  std::vector<MetadataEntry> metadata;
+  std::function<void(PickResult)> done;
+  client::Timers::Handle timer = 0;
+};
+
+std::shared_ptr<DataPlane> DataPlane::Create(Options options) {
+  if (options.timers == nullptr) options.timers = client::DefaultTimers();
+  return std::make_shared<DataPlane>(PrivateTag(), std::move(options));
+}
+
+DataPlane::DataPlane(PrivateTag, Options options)
+    : options_(std::move(options)),
+      call_counters_(options_.call_counters != nullptr
+                         ? options_.call_counters
+                         : &lrs::CallCounterRegistry::Global()),
+      factory_(options_.endpoints) {}
+
+DataPlane::~DataPlane() { Shutdown(); }
+
+void DataPlane::Shutdown() {
+  std::vector<std::unique_ptr<Waiter>> waiters;
+  std::map<std::string, std::unique_ptr<ClusterLb>> clusters;
+  std::shared_ptr<EndpointFactory> factory;
+  {
+    MutexLock lock(&mu_);
+    if (shutdown_) return;
+    shutdown_ = true;
+    for (auto& [name, lb] : clusters_) {
+      for (auto& [child_name, child] : lb->children) {
+        if (child->failover_timer != 0) {
+          options_.timers->Cancel(child->failover_timer);
+        }
+        if (child->retention_timer != 0) {
+          options_.timers->Cancel(child->retention_timer);
+        }
+      }
+    }
+    clusters = std::move(clusters_);
+    clusters_.clear();
+    endpoints_.clear();
+    for (auto& [id, w] : waiters_) {
+      if (w->timer != 0) options_.timers->Cancel(w->timer);
+      waiters.push_back(std::move(w));
+    }
+    waiters_.clear();
+    auto picker = std::make_shared<Picker>();
+    picker->has_config = true;
+    picker->status = absl::UnavailableError("channel shut down");
+    std::atomic_store(&picker_, std::shared_ptr<const Picker>(picker));
+    ++picker_version_;
+    picker_changed_.notify_all();
+    factory = std::move(factory_);
+  }
+  for (auto& w : waiters) {
+    w->done(Failed(absl::UnavailableError("channel shut down")));
+  }
+  // clusters (and their endpoints) and the factory reference go here,
+  // outside the lock.
+}
+
+void DataPlane::Update(std::shared_ptr<const xds_config::XdsConfig> config) {
+  mu_.Lock();
+  if (shutdown_) {
+    mu_.Unlock();
+    return;
+  }
+  config_ = config;
+  std::set<std::string> names;
+  if (config->status.ok()) {
+    config->clusters.ForEach(
+        [&](const xds_config::ClusterConfig& c) { names.insert(c.name); });
+  }
+  for (auto it = clusters_.begin(); it != clusters_.end();) {
+    if (names.count(it->first) == 0) {
+      for (auto& [n, child] : it->second->children) {
+        if (child->failover_timer != 0) {
+          options_.timers->Cancel(child->failover_timer);
+        }
+        if (child->retention_timer != 0) {
+          options_.timers->Cancel(child->retention_timer);
+        }
+      }
+      it = clusters_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (const std::string& name : names) {
+    std::shared_ptr<const xds_config::ClusterConfig> c =
+        config->clusters.Get(name);
+    auto& lb = clusters_[name];
+    if (lb == nullptr) {
+      lb = std::make_unique<ClusterLb>();
+      lb->name = name;
+    }
+    if (lb->config != c) UpdateClusterLocked(*lb, std::move(c));
+  }
+  RefreshStatesLocked();
+  PublishLocked();
+  FinishUpdate();
+}
+
+void DataPlane::UpdateClusterLocked(
+    ClusterLb& lb, std::shared_ptr<const xds_config::ClusterConfig> c) {
+  lb.config = c;
+  absl::Status error = c->status;
+  if (error.ok()) {
+    absl::StatusOr<cluster::PriorityConfig> built = lb.builder.Build(c->leaves);
+    if (built.ok()) {
+      lb.assignments = std::move(built->children);
+    } else {
+      error = built.status();
+    }
+  }
+  lb.error = error;
+  if (!error.ok()) {
+    for (auto& [n, child] : lb.children) {
+      if (child->failover_timer != 0) {
+        options_.timers->Cancel(child->failover_timer);
+      }
+      if (child->retention_timer != 0) {
+        options_.timers->Cancel(child->retention_timer);
+      }
+    }
+    lb.children.clear();
+    lb.assignments.clear();
+    lb.current = -1;
+    return;
+  }
+  std::set<std::string> in_list;
+  for (size_t p = 0; p < lb.assignments.size(); ++p) {
+    const auto& a = lb.assignments[p];
+    in_list.insert(a.child_name);
+    auto it = lb.children.find(a.child_name);
+    if (it == lb.children.end()) continue;
+    it->second->priority = p;
+    it->second->assignment = a;
+    SetChildEndpointsLocked(lb, *it->second);
+  }
+  for (auto& [n, child] : lb.children) {
+    if (in_list.count(n) == 0) {
+      child->priority = SIZE_MAX;
+      DeactivateLocked(lb, *child);
+    }
+  }
+  ChoosePriorityLocked(lb);
+}
+
+std::shared_ptr<Endpoint> DataPlane::GetEndpointLocked(
+    const std::string& address) {
+  auto& weak = endpoints_[address];
+  std::shared_ptr<Endpoint> e = weak.lock();
+  if (e == nullptr && factory_ != nullptr) {
+    e = factory_->Create(address, [weak_self = weak_from_this()] {
+      if (auto self = weak_self.lock()) {
+        self->OnEndpointChange();
+      }
+    });
+    weak = e;
+  }
+  return e;
+}
+
+void DataPlane::SetChildEndpointsLocked(ClusterLb& lb, Child& child) {
+  const auto& a = child.assignment;
+  const cluster::ResolvedMechanism& m = lb.config->leaves[a.mechanism_index];
+  child.cluster = m.mechanism.cluster;
+  child.logical_dns =
+      m.mechanism.type == cluster::DiscoveryMechanism::Type::kLogicalDns;
+  child.eds_service_name =
+      child.logical_dns ? "" : m.mechanism.eds_service_name;
+  child.max_requests = m.mechanism.max_concurrent_requests;
+  child.drops = m.endpoints != nullptr
+                    ? m.endpoints->drop_categories
+                    : std::vector<EndpointResource::DropCategory>();
+  const bool lrs_changed = child.lrs_server != m.lrs_server;
+  child.lrs_server = m.lrs_server;
+  if (child.counter == nullptr || child.counter->cluster() != child.cluster ||
+      child.counter->eds_service_name() != child.eds_service_name) {
+    child.counter =
+        call_counters_->GetOrCreate(child.cluster, child.eds_service_name);
+  }
+  if (lrs_changed || child.drop_stats == nullptr) {
+    child.drop_stats.reset();
+    if (options_.lrs != nullptr && child.lrs_server.has_value()) {
+      auto stats = options_.lrs->AddClusterDropStats(
+          *child.lrs_server, child.cluster, child.eds_service_name);
+      if (stats.ok()) child.drop_stats = *std::move(stats);
+    }
+  }
+  std::vector<Child::Locality> localities;
+  localities.reserve(a.localities.size());
+  for (const cluster::LocalityAssignment& la : a.localities) {
+    Child::Locality loc;
+    loc.locality = la.locality;
+    loc.weight = la.weight;
+    loc.endpoints.reserve(la.endpoints.size());
+    for (const auto& e : la.endpoints) {
+      if (auto ep = GetEndpointLocked(e.address)) {
+        loc.endpoints.push_back(std::move(ep));
+      }
+    }
+    if (!lrs_changed) {
+      for (const auto& old : child.localities) {
+        if (old.locality == la.locality) loc.stats = old.stats;
+      }
+    }
+    if (loc.stats == nullptr && options_.lrs != nullptr &&
+        child.lrs_server.has_value()) {
+      auto stats = options_.lrs->AddClusterLocalityStats(
+          *child.lrs_server, child.cluster, child.eds_service_name,
+          la.locality);
+      if (stats.ok()) loc.stats = *std::move(stats);
+    }
+    localities.push_back(std::move(loc));
+  }
+  child.localities = std::move(localities);
+  // Endpoints no other child holds are released with the old list.
+  for (auto it = endpoints_.begin(); it != endpoints_.end();) {
+    if (it->second.expired()) {
+      endpoints_.erase(it++);
+    } else {
+      ++it;
+    }
+  }
+}
+
+DataPlane::Child* DataPlane::CreateChildLocked(ClusterLb& lb, size_t p) {
+  auto child = std::make_unique<Child>();
+  child->name = lb.assignments[p].child_name;
+  child->priority = p;
+  child->assignment = lb.assignments[p];
+  SetChildEndpointsLocked(lb, *child);
+  Child* raw = child.get();
+  lb.children[child->name] = std::move(child);
+  // A new child has the failover timeout to connect (seen_ready_or_idle
+  // starts true, as in C-core).
+  raw->failover_token = next_token_++;
+  raw->failover_timer = options_.timers->RunAfter(
+      options_.failover_timeout,
+      [weak = weak_from_this(), name = lb.name, token = raw->failover_token] {
+        if (auto self = weak.lock()) self->OnFailoverTimer(name, token);
+      });
+  return raw;
+}
+
+// round_robin per locality, weighted_target over localities: READY if any
+// endpoint is READY, else CONNECTING while any is still trying, else (all
+// failed, or none) TRANSIENT_FAILURE.
+Connectivity DataPlane::ComputeState(const Child& child) {
+  bool any_trying = false;
+  for (const auto& loc : child.localities) {
+    for (const auto& ep : loc.endpoints) {
+      Connectivity s = ep->state();
+      if (s == Connectivity::kReady) return Connectivity::kReady;
+      if (s == Connectivity::kConnecting || s == Connectivity::kIdle) {
+        any_trying = true;
+      }
+    }
+  }
+  return any_trying ? Connectivity::kConnecting
+                    : Connectivity::kTransientFailure;
+}
+
+bool DataPlane::RefreshStatesLocked() {
+  bool any = false;
+  for (auto& [name, lb] : clusters_) {
+    bool changed = false;
+    for (auto& [child_name, child] : lb->children) {
+      Connectivity now = ComputeState(*child);
+      if (now != child->computed) {
+        child->computed = now;
+        OnChildStateLocked(*lb, *child, now);
+        changed = true;
+      }
+    }
+    if (changed) ChoosePriorityLocked(*lb);
+    any = any || changed;
+  }
+  return any;
+}
+
+void DataPlane::OnChildStateLocked(ClusterLb& lb, Child& child,
+                                   Connectivity state) {
+  child.reported = state;
+  if (state == Connectivity::kConnecting) {
+    if (child.seen_ready_or_idle && child.failover_token == 0) {
+      child.failover_token = next_token_++;
+      child.failover_timer = options_.timers->RunAfter(
+          options_.failover_timeout, [weak = weak_from_this(), name = lb.name,
+                                      token = child.failover_token] {
+            if (auto self = weak.lock()) self->OnFailoverTimer(name, token);
+          });
+    }
+  } else if (state == Connectivity::kReady || state == Connectivity::kIdle) {
+    child.seen_ready_or_idle = true;
+    if (child.failover_token != 0) {
+      options_.timers->Cancel(child.failover_timer);
+      child.failover_token = 0;
+      child.failover_timer = 0;
+    }
+  } else {
+    child.seen_ready_or_idle = false;
+    if (child.failover_token != 0) {
+      options_.timers->Cancel(child.failover_timer);
+      child.failover_token = 0;
+      child.failover_timer = 0;
+    }
+    bool empty = true;
+    for (const auto& loc : child.localities) {
+      if (!loc.endpoints.empty()) empty = false;
+    }
+    child.reason =
+        empty ? "no endpoints" : "connections to all endpoints failing";
+    // pick_first asks its resolver for new addresses when its connection
+    // fails (LOGICAL_DNS; EDS children ignore re-resolution, A37).
+    if (child.logical_dns) reresolve_.emplace_back(lb.name, child.cluster);
+  }
+}
+
+void DataPlane::ChoosePriorityLocked(ClusterLb& lb) {
+  lb.current = -1;
+  if (!lb.error.ok() || lb.assignments.empty()) return;
+  const size_t n = lb.assignments.size();
+  auto set_current = [&](size_t p, bool deactivate_lower) {
+    lb.current = static_cast<int>(p);
+    if (!deactivate_lower) return;
+    for (size_t i = p + 1; i < n; ++i) {
+      auto it = lb.children.find(lb.assignments[i].child_name);
+      if (it != lb.children.end()) DeactivateLocked(lb, *it->second);
+    }
+  };
+  for (size_t p = 0; p < n; ++p) {
+    auto it = lb.children.find(lb.assignments[p].child_name);
+    Child* child = nullptr;
+    if (it == lb.children.end()) {
+      child = CreateChildLocked(lb, p);
+      // Its first state, from endpoints that may already be known.
+      child->computed = ComputeState(*child);
+      OnChildStateLocked(lb, *child, child->computed);
+    } else {
+      child = it->second.get();
+      ReactivateLocked(*child);
+    }
+    if (child->reported == Connectivity::kReady ||
+        child->reported == Connectivity::kIdle) {
+      set_current(p, true);
+      return;
+    }
+    if (child->failover_token != 0) {
+      set_current(p, false);
+      return;
+    }
+  }
+  for (size_t p = 0; p < n; ++p) {
+    auto it = lb.children.find(lb.assignments[p].child_name);
+    if (it != lb.children.end() &&
+        it->second->reported == Connectivity::kConnecting) {
+      set_current(p, false);
+      return;
+    }
+  }
+  set_current(n - 1, false);
+}
+
+void DataPlane::DeactivateLocked(ClusterLb& lb, Child& child) {
+  if (child.retention_token != 0) return;
+  child.retention_token = next_token_++;
+  child.retention_timer = options_.timers->RunAfter(
+      options_.retention,
+      [weak = weak_from_this(), name = lb.name, token = child.retention_token] {
+        if (auto self = weak.lock()) self->OnRetentionTimer(name, token);
+      });
+}
+
+void DataPlane::ReactivateLocked(Child& child) {
+  if (child.retention_token == 0) return;
+  options_.timers->Cancel(child.retention_timer);
+  child.retention_token = 0;
+  child.retention_timer = 0;
+}
+
+void DataPlane::OnFailoverTimer(const std::string& cluster, uint64_t token) {
+  mu_.Lock();
+  auto it = shutdown_ ? clusters_.end() : clusters_.find(cluster);
+  if (it != clusters_.end()) {
+    ClusterLb& lb = *it->second;
+    for (auto& [n, child] : lb.children) {
+      if (child->failover_token != token) continue;
+      child->failover_token = 0;
+      child->failover_timer = 0;
+      child->reported = Connectivity::kTransientFailure;
+      child->seen_ready_or_idle = false;
+      child->reason =
+          absl::StrCat("failover timer fired after ",
+                       absl::FormatDuration(options_.failover_timeout));
+      if (child->logical_dns) reresolve_.emplace_back(lb.name, child->cluster);
+      ChoosePriorityLocked(lb);
+      PublishLocked();
+      break;
+    }
+  }
+  FinishUpdate();
+}
+
+void DataPlane::OnRetentionTimer(const std::string& cluster, uint64_t token) {
+  std::unique_ptr<Child> gone;
+  mu_.Lock();
+  auto it = shutdown_ ? clusters_.end() : clusters_.find(cluster);
+  if (it != clusters_.end()) {
+    ClusterLb& lb = *it->second;
+    for (auto c = lb.children.begin(); c != lb.children.end(); ++c) {
+      if (c->second->retention_token != token) continue;
+      gone = std::move(c->second);
+      lb.children.erase(c);
+      if (gone->failover_token != 0) {
+        options_.timers->Cancel(gone->failover_timer);
+      }
+      ChoosePriorityLocked(lb);
+      PublishLocked();
+      break;
+    }
+  }
+  FinishUpdate();
+  // `gone` (its endpoints) is released here, outside the lock.
+}
+
+void DataPlane::OnEndpointChange() {
+  mu_.Lock();
+  if (!shutdown_) {
+    RefreshStatesLocked();
+    PublishLocked();
+  }
+  FinishUpdate();
+}
+
+void DataPlane::PublishLocked() {
+  auto picker = std::make_shared<Picker>();
+  picker->has_config = config_ != nullptr;
+  if (config_ != nullptr) {
+    picker->config = config_;
+    picker->status = config_->status;
+  }
+  for (const auto& [name, lb] : clusters_) {
+    auto pc = std::make_unique<Picker::Cluster>();
+    using Mode = Picker::Cluster::Mode;
+    if (!lb->error.ok()) {
+      pc->mode = Mode::kFail;
+      pc->error = absl::UnavailableError(
+          absl::StrCat("cluster ", name, ": ", lb->error.message()));
+    } else if (lb->current < 0) {
+      pc->mode = Mode::kFail;
+      pc->error = absl::UnavailableError(
+          absl::StrCat("cluster ", name, ": no priority"));
+    } else {
+      const Child& child =
+          *lb->children.at(lb->assignments[lb->current].child_name);
+      pc->priority = static_cast<size_t>(lb->current);
+      pc->pick_first = child.logical_dns;
+      pc->max_requests = child.max_requests;
+      pc->counter = child.counter;
+      pc->drop_stats = child.drop_stats;
+      pc->drops = child.drops;
+      switch (child.reported) {
+        case Connectivity::kReady:
+          for (const auto& loc : child.localities) {
+            auto pl = std::make_unique<Picker::Locality>();
+            for (const auto& ep : loc.endpoints) {
+              if (ep->state() == Connectivity::kReady) pl->ready.push_back(ep);
+            }
+            if (pl->ready.empty()) continue;
+            pc->total_weight += child.logical_dns ? 1 : loc.weight;
+            pl->cumulative_weight = pc->total_weight;
+            pl->locality = loc.locality;
+            pl->stats = loc.stats;
+            pl->next.store(NextRandom() % pl->ready.size());
+            pc->localities.push_back(std::move(pl));
+            if (child.logical_dns) break;  // pick_first: the first READY
+          }
+          pc->mode = pc->localities.empty() ? Mode::kQueue : Mode::kPick;
+          break;
+        case Connectivity::kTransientFailure:
+          pc->mode = Mode::kFail;
+          pc->error = absl::UnavailableError(absl::StrCat(
+              "cluster ", name, ": all priorities failing; priority ",
+              lb->current, " (", child.name, "): ", child.reason));
+          break;
+        default:
+          pc->mode = Mode::kQueue;
+      }
+    }
+    picker->clusters[name] = std::move(pc);
+  }
+  std::atomic_store(&picker_, std::shared_ptr<const Picker>(picker));
+  ++picker_version_;
+  picker_changed_.notify_all();
+  // Async picks that can go now.
+  for (auto it = waiters_.begin(); it != waiters_.end();) {
+    Waiter& w = *it->second;
+    bool queued = false;
+    PickResult r = TryPick(PickArgs{w.path, w.metadata}, &queued);
+    if (queued) {
+      ++it;
+      continue;
+    }
+    if (w.timer != 0) options_.timers->Cancel(w.timer);
+    ready_picks_.emplace_back(std::move(w.done), std::move(r));
+    it = waiters_.erase(it);
+  }
+}
+
+void DataPlane::FinishUpdate() {
+  auto reresolve = std::move(reresolve_);
+  reresolve_.clear();
+  auto ready = std::move(ready_picks_);
+  ready_picks_.clear();
+  mu_.Unlock();
+  if (options_.request_reresolution) {
+    for (const auto& [root, leaf] : reresolve) {
+      options_.request_reresolution(root, leaf);
+    }
+  }
+  for (auto& [done, result] : ready) done(std::move(result));
+}
+
+PickResult DataPlane::TryPick(const PickArgs& args, bool* queued) const {
+  *queued = false;
+  std::shared_ptr<const Picker> picker = std::atomic_load(&picker_);
+  if (picker == nullptr || !picker->has_config) {
+    *queued = true;
+    return PickResult();
+  }
+  if (!picker->status.ok()) {
+    return Failed(absl::UnavailableError(picker->status.message()));
+  }
+  const resources::Route* route = SelectRoute(
+      *picker->config->virtual_host, args.path, args.metadata, NextRandom());
+  if (route == nullptr) {
+    return Failed(absl::UnavailableError(
+        absl::StrCat("no matching route for ", args.path)));
+  }
+  const auto* action = std::get_if<resources::RouteAction>(&route->action);
+  if (action == nullptr) {
+    return Failed(absl::UnavailableError(
+        absl::StrCat("matching route for ", args.path,
+                     " has no cluster action (not a forwarding route)")));
+  }
+  absl::string_view cluster_name = SelectCluster(*action, NextRandom());
+  auto it = picker->clusters.find(cluster_name);
+  if (it == picker->clusters.end()) {
+    return Failed(absl::UnavailableError(
+        absl::StrCat("cluster ", cluster_name, " is not in the config")));
+  }
+  const Picker::Cluster& pc = *it->second;
+  switch (pc.mode) {
+    case Picker::Cluster::Mode::kQueue:
+      *queued = true;
+      return PickResult();
+    case Picker::Cluster::Mode::kFail:
+      return Failed(pc.error);
+    case Picker::Cluster::Mode::kPick:
+      break;
+  }
+  // xds_cluster_impl: drops by category, then the circuit breaker.
+  for (const auto& drop : pc.drops) {
+    if (NextRandom() % 1000000 < drop.parts_per_million) {
+      if (pc.drop_stats != nullptr) pc.drop_stats->AddCallDropped(drop.name);
+      return Failed(absl::UnavailableError(
+          absl::StrCat("EDS-configured drop: ", drop.name)));
+    }
+  }
+  if (!lrs::StartCallOrRecordDrop(*pc.counter, pc.max_requests,
+                                  pc.drop_stats.get())) {
+    return Failed(absl::UnavailableError(absl::StrCat(
+        "circuit breaker drop: cluster ", pc.counter->cluster(),
+        " has max_concurrent_requests ", pc.max_requests, " in flight")));
+  }
+  // weighted_target over READY localities, then round robin.
+  const Picker::Locality* loc = pc.localities.front().get();
+  if (!pc.pick_first && pc.localities.size() > 1) {
+    const uint64_t point = NextRandom() % pc.total_weight;
+    auto l = std::upper_bound(
+        pc.localities.begin(), pc.localities.end(), point,
+        [](uint64_t v, const std::unique_ptr<Picker::Locality>& x) {
+          return v < x->cumulative_weight;
+        });
+    loc = l->get();
+  }
+  const size_t index = pc.pick_first
+                           ? 0
+                           : loc->next.fetch_add(1, std::memory_order_relaxed) %
+                                 loc->ready.size();
+  PickResult result;
+  result.endpoint = loc->ready[index];
+  if (loc->stats != nullptr) loc->stats->AddCallStarted();
+  result.tracker = CallTracker(pc.counter, loc->stats);
+  result.cluster = it->first;
+  result.priority = pc.priority;
+  result.locality = &loc->locality;
+  result.picker = std::move(picker);
+  return result;
+}
+
+PickResult DataPlane::Pick(const PickArgs& args, absl::Time deadline) const {
+  bool queued = false;
+  PickResult r = TryPick(args, &queued);
+  if (!queued) return r;
+  MutexLock lock(&mu_);
+  while (true) {
+    if (shutdown_) return Failed(absl::UnavailableError("channel shut down"));
+    const uint64_t version = picker_version_;
+    r = TryPick(args, &queued);
+    if (!queued) return r;
+    while (picker_version_ == version) {
+      if (deadline == absl::InfiniteFuture()) {
+        picker_changed_.wait(mu_);
+      } else if (picker_changed_.wait_until(mu_,
+                                            absl::ToChronoTime(deadline)) ==
+                     std::cv_status::timeout &&
+                 picker_version_ == version) {
+        return Failed(absl::DeadlineExceededError(
+            "deadline exceeded while waiting for a connecting priority"));
+      }
+    }
+  }
+}
+
+void DataPlane::PickAsync(const PickArgs& args, absl::Time deadline,
+                          std::function<void(PickResult)> done) {
+  bool queued = false;
+  PickResult r = TryPick(args, &queued);
+  if (!queued) {
+    done(std::move(r));
+    return;
+  }
+  auto w = std::make_unique<Waiter>();
+  w->path = std::string(args.path);
+  for (const auto& [k, v] : args.metadata) {
+    w->metadata_storage.emplace_back(std::string(k), std::string(v));
+  }
+  for (const auto& [k, v] : w->metadata_storage) w->metadata.emplace_back(k, v);
+  w->done = std::move(done);
+  mu_.Lock();
+  if (shutdown_) {
+    mu_.Unlock();
+    w->done(Failed(absl::UnavailableError("channel shut down")));
+    return;
+  }
+  // A picker published between TryPick and the lock: try again.
+  r = TryPick(PickArgs{w->path, w->metadata}, &queued);
+  if (!queued) {
+    mu_.Unlock();
+    w->done(std::move(r));
+    return;
+  }
+  const uint64_t id = next_token_++;
+  if (deadline != absl::InfiniteFuture()) {
+    w->timer = options_.timers->RunAfter(deadline - options_.timers->Now(),
+                                         [weak = weak_from_this(), id] {
+                                           if (auto self = weak.lock())
+                                             self->OnWaiterDeadline(id);
+                                         });
+  }
+  waiters_[id] = std::move(w);
+  mu_.Unlock();
+}
+
+void DataPlane::OnWaiterDeadline(uint64_t id) {
+  std::unique_ptr<Waiter> w;
+  {
+    MutexLock lock(&mu_);
+    auto it = waiters_.find(id);
+    if (it == waiters_.end()) return;
+    w = std::move(it->second);
+    waiters_.erase(it);
+  }
+  w->done(Failed(absl::DeadlineExceededError(
+      "deadline exceeded while waiting for a connecting priority")));
+}
+
+std::map<std::string, std::string> DataPlane::DebugState() const {
+  MutexLock lock(&mu_);
+  std::map<std::string, std::string> out;
+  for (const auto& [name, lb] : clusters_) {
+    std::string s = absl::StrCat("current=", lb->current);
+    if (!lb->error.ok()) absl::StrAppend(&s, " error=", lb->error.message());
+    for (const auto& a : lb->assignments) {
+      auto it = lb->children.find(a.child_name);
+      if (it == lb->children.end()) continue;
+      absl::StrAppend(&s, " ", a.child_name, ":",
+                      ConnectivityName(it->second->reported),
+                      it->second->retention_token != 0 ? "(retained)" : "");
+    }
+    out[name] = s;
+  }
+  return out;
+}
+
+size_t DataPlane::endpoint_count() const {
+  MutexLock lock(&mu_);
+  size_t n = 0;
+  for (const auto& [address, weak] : endpoints_) {
+    if (!weak.expired()) ++n;
+  }
+  return n;
+}
+
+}  // namespace channel
+}  // namespace xdsfed

@@ -1,0 +1,186 @@
+// The load-balancing tree of one XdsChannel, acting on XdsConfig snapshots
+// (lib/xds_config) as gRPC's xDS policies do, minus the service-config
+// plumbing: per routed cluster one priority_experimental policy over the
+// A37 priority children (lib/cluster's PriorityConfigBuilder names them),
+// each child an xds_cluster_impl (drops, circuit breaker, load recording)
+// over weighted_target localities of round_robin endpoints, or pick_first
+// for LOGICAL_DNS.
+//
+//   auto dp = DataPlane::Create({.endpoints = factory, .timers = timers});
+//   dp->Update(config);                       // from XdsDependencyManager
+//   PickResult r = dp->Pick({"/pkg.Svc/M", metadata}, deadline);
+//   if (r.status.ok()) { ...call r.endpoint->channel()...;
+//   r.tracker.Finish(ok); }
+//
+// Priority (C-core 1.51 priority.cc): children are created only when the
+// choice reaches them; a new child has `failover_timeout` (10 s) to become
+// READY before the next priority is tried; TRANSIENT_FAILURE moves on at
+// once; a READY / IDLE higher priority is chosen again at once and the
+// lower ones are deactivated, kept `retention` (15 min) so a quick failback
+// does not reconnect from scratch. A child that was READY and goes
+// CONNECTING gets a new failover timer.
+//
+// Picks never take the update lock: each state change publishes an
+// immutable picker; a pick reads it, and on the success path allocates
+// nothing. A pick whose priority is still connecting waits (Pick) for the
+// next picker, up to its deadline.
+#ifndef XDSFED_LIB_CHANNEL_DATA_PLANE_H_
+#define XDSFED_LIB_CHANNEL_DATA_PLANE_H_
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "absl/types/span.h"
+#include "lib/base/mutex.h"
+#include "lib/channel/call_tracker.h"
+#include "lib/channel/endpoint.h"
+#include "lib/channel/route_select.h"
+#include "lib/client/timer.h"
+#include "lib/lrs/call_counter.h"
+#include "lib/lrs/lrs_client.h"
+#include "lib/xds_config/xds_config.h"
+
+namespace xdsfed {
+namespace channel {
+
+struct PickArgs {
+  absl::string_view path;  // "/package.Service/Method"
+  absl::Span<const MetadataEntry> metadata;
+};
+
+struct PickResult {
+  // OK: `endpoint` is set. UNAVAILABLE with the reason (no route, cluster
+  // error, all priorities failing, circuit breaker, drop category), or
+  // DEADLINE_EXCEEDED when a pick waited for a connecting priority until its
+  // deadline.
+  absl::Status status;
+  std::shared_ptr<Endpoint> endpoint;
+  CallTracker tracker;
+  // Where the pick went; valid while `picker` is held (this result).
+  absl::string_view cluster;  // the route's cluster
+  size_t priority = 0;        // index in that cluster's priority list
+  const resources::EndpointResource::Locality* locality = nullptr;
+  std::shared_ptr<const void> picker;
+};
+
+class DataPlane : public std::enable_shared_from_this<DataPlane> {
+ public:
+  struct Options {
+    std::shared_ptr<EndpointFactory> endpoints;
+    std::shared_ptr<client::Timers> timers;  // null: client::DefaultTimers()
+    // Null: no load reporting.
+    std::shared_ptr<lrs::LrsClient> lrs;
+    // Null: lrs::CallCounterRegistry::Global().
+    lrs::CallCounterRegistry* call_counters = nullptr;
+    absl::Duration failover_timeout = absl::Seconds(10);
+    absl::Duration retention = absl::Minutes(15);
+    // A LOGICAL_DNS child's connections failed: re-resolve `leaf` in the
+    // tree of `root` (XdsDependencyManager::RequestReresolution). Called
+    // with no lock held.
+    std::function<void(const std::string& root, const std::string& leaf)>
+        request_reresolution;
+  };
+
+  static std::shared_ptr<DataPlane> Create(Options options);
+  ~DataPlane();
+  DataPlane(const DataPlane&) = delete;
+  DataPlane& operator=(const DataPlane&) = delete;
+
+  // A new snapshot (clusters whose ClusterConfig pointer is unchanged keep
+  // their state untouched).
+  void Update(std::shared_ptr<const xds_config::XdsConfig> config);
+
+  // One attempt: a result, or `*queued` = true when the pick must wait
+  // (no config yet, or the chosen priority is connecting).
+  PickResult TryPick(const PickArgs& args, bool* queued) const;
+  // Waits while queued, until `deadline`.
+  PickResult Pick(const PickArgs& args, absl::Time deadline) const;
+  // Completes `done` once the pick is no longer queued (maybe inline), or
+  // with DEADLINE_EXCEEDED at `deadline`. The args are copied.
+  void PickAsync(const PickArgs& args, absl::Time deadline,
+                 std::function<void(PickResult)> done);
+
+  // Releases every endpoint, cancels timers, fails waiting picks. Idempotent.
+  void Shutdown();
+
+  // For tests and the CLI: per cluster, the priority chosen (-1: none) and
+  // each existing child's state, e.g.
+  // {"c": "current=1 {cluster=c, child_number=0}:TRANSIENT_FAILURE ..."}.
+  std::map<std::string, std::string> DebugState() const;
+  // Endpoints held now (children kept for retention included).
+  size_t endpoint_count() const;
+
+  struct PrivateTag {};
+  DataPlane(PrivateTag, Options options);
+
+ private:
+  struct Child;
+  struct ClusterLb;
+  struct Picker;
+  struct Waiter;
+
+  static Connectivity ComputeState(const Child& child);
+  void UpdateClusterLocked(ClusterLb& lb,
+                           std::shared_ptr<const xds_config::ClusterConfig> c)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ChoosePriorityLocked(ClusterLb& lb) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  Child* CreateChildLocked(ClusterLb& lb, size_t priority)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SetChildEndpointsLocked(ClusterLb& lb, Child& child)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void OnChildStateLocked(ClusterLb& lb, Child& child, Connectivity state)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool RefreshStatesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void DeactivateLocked(ClusterLb& lb, Child& child)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ReactivateLocked(Child& child) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::shared_ptr<Endpoint> GetEndpointLocked(const std::string& address)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void PublishLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Unlocks, then runs what the locked section queued (re-resolution
+  // requests, async picks).
+  void FinishUpdate() ABSL_UNLOCK_FUNCTION(mu_);
+  void OnEndpointChange();
+  void OnFailoverTimer(const std::string& cluster, uint64_t token);
+  void OnRetentionTimer(const std::string& cluster, uint64_t token);
+  void OnWaiterDeadline(uint64_t id);
+
+  const Options options_;
+  lrs::CallCounterRegistry* const call_counters_;
+
+  mutable Mutex mu_;
+  mutable std::condition_variable_any picker_changed_;
+  bool shutdown_ ABSL_GUARDED_BY(mu_) = false;
+  std::shared_ptr<const xds_config::XdsConfig> config_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::unique_ptr<ClusterLb>> clusters_
+      ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, std::weak_ptr<Endpoint>> endpoints_
+      ABSL_GUARDED_BY(mu_);
+  uint64_t next_token_ ABSL_GUARDED_BY(mu_) = 1;
+  std::vector<std::pair<std::string, std::string>> reresolve_
+      ABSL_GUARDED_BY(mu_);
+  std::map<uint64_t, std::unique_ptr<Waiter>> waiters_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::pair<std::function<void(PickResult)>, PickResult>>
+      ready_picks_ ABSL_GUARDED_BY(mu_);
+  // Released by Shutdown (the last endpoint may be let go on the factory's
+  // own thread, which must not destroy the factory).
+  std::shared_ptr<EndpointFactory> factory_ ABSL_GUARDED_BY(mu_);
+  uint64_t picker_version_ ABSL_GUARDED_BY(mu_) = 0;
+  // Read by picks without mu_ (std::atomic_load / atomic_store).
+  std::shared_ptr<const Picker> picker_;
+};
+
+}  // namespace channel
+}  // namespace xdsfed
+
+#endif  // XDSFED_LIB_CHANNEL_DATA_PLANE_H_

@@ -1,0 +1,57 @@
+// One backend address as the data plane sees it: its connectivity and, in
+// production, the grpc::Channel that carries RPCs to it. A narrow interface
+// so that the pick logic (priority, localities, round robin) is tested with
+// fakes while production uses one grpc::Channel per address, watched with
+// GetState / NotifyOnStateChange (grpc_endpoint.h).
+//
+//   std::shared_ptr<Endpoint> e = factory.Create("127.0.0.1:50051", on_change);
+//   if (e->state() == Connectivity::kReady) use(e->channel());
+#ifndef XDSFED_LIB_CHANNEL_ENDPOINT_H_
+#define XDSFED_LIB_CHANNEL_ENDPOINT_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/strings/string_view.h"
+
+namespace grpc {
+class Channel;
+}  // namespace grpc
+
+namespace xdsfed {
+namespace channel {
+
+// grpc_connectivity_state without SHUTDOWN (an endpoint is never shut down
+// while a picker can see it).
+enum class Connectivity { kIdle, kConnecting, kReady, kTransientFailure };
+
+absl::string_view ConnectivityName(Connectivity state);
+
+class Endpoint {
+ public:
+  virtual ~Endpoint() = default;
+  // "ip:port" as EDS / DNS gave it.
+  virtual const std::string& address() const = 0;
+  // The last state observed; cheap (an atomic load).
+  virtual Connectivity state() const = 0;
+  // The channel RPCs to this endpoint use; null for fakes.
+  virtual const std::shared_ptr<grpc::Channel>& channel() const = 0;
+};
+
+class EndpointFactory {
+ public:
+  virtual ~EndpointFactory() = default;
+  // A new endpoint for `address` that starts connecting at once and
+  // reconnects on its own (round robin keeps every endpoint connected).
+  // `on_change` runs after each state change, on any thread, with no lock of
+  // the endpoint held; it may be called after the endpoint is released, so
+  // it must not capture the endpoint.
+  virtual std::shared_ptr<Endpoint> Create(const std::string& address,
+                                           std::function<void()> on_change) = 0;
+};
+
+}  // namespace channel
+}  // namespace xdsfed
+
+#endif  // XDSFED_LIB_CHANNEL_ENDPOINT_H_

@@ -1,0 +1,165 @@
+#include "lib/channel/grpc_endpoint.h"
+
+#include <atomic>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "lib/cluster/dns_resolver.h"
+
+namespace xdsfed {
+namespace channel {
+namespace {
+
+Connectivity FromGrpc(grpc_connectivity_state s) {
+  switch (s) {
+    case GRPC_CHANNEL_IDLE:
+      return Connectivity::kIdle;
+    case GRPC_CHANNEL_CONNECTING:
+      return Connectivity::kConnecting;
+    case GRPC_CHANNEL_READY:
+      return Connectivity::kReady;
+    default:
+      return Connectivity::kTransientFailure;
+  }
+}
+
+int Millis(absl::Duration d) {
+  return static_cast<int>(absl::ToInt64Milliseconds(d));
+}
+
+}  // namespace
+
+absl::string_view ConnectivityName(Connectivity state) {
+  switch (state) {
+    case Connectivity::kIdle:
+      return "IDLE";
+    case Connectivity::kConnecting:
+      return "CONNECTING";
+    case Connectivity::kReady:
+      return "READY";
+    case Connectivity::kTransientFailure:
+      return "TRANSIENT_FAILURE";
+  }
+  return "UNKNOWN";
+}
+
+std::string EndpointTarget(const std::string& address) {
+  auto host_port = cluster::SplitHostPort(address);
+  if (host_port.ok()) {
+    const std::string& host = host_port->host;
+    bool v4 = !host.empty() &&
+              host.find_first_not_of("0123456789.") == std::string::npos;
+    if (v4) return absl::StrCat("ipv4:", address);
+    if (host.find(':') != std::string::npos) {
+      return absl::StrCat("ipv6:", address);
+    }
+  }
+  return absl::StrCat("dns:///", address);
+}
+
+struct GrpcEndpointFactory::Core {
+  std::string address;
+  std::shared_ptr<grpc::Channel> channel;
+  std::function<void()> on_change;
+  std::atomic<Connectivity> state{Connectivity::kIdle};
+  std::atomic<bool> released{false};
+};
+
+class GrpcEndpointFactory::Handle : public Endpoint {
+ public:
+  explicit Handle(std::shared_ptr<Core> core) : core_(std::move(core)) {}
+  ~Handle() override { core_->released.store(true); }
+  const std::string& address() const override { return core_->address; }
+  Connectivity state() const override {
+    return core_->state.load(std::memory_order_relaxed);
+  }
+  const std::shared_ptr<grpc::Channel>& channel() const override {
+    return core_->channel;
+  }
+
+ private:
+  const std::shared_ptr<Core> core_;
+};
+
+GrpcEndpointFactory::GrpcEndpointFactory(Options options)
+    : options_(std::move(options)) {
+  thread_ = std::thread([this] { Run(); });
+}
+
+GrpcEndpointFactory::~GrpcEndpointFactory() {
+  {
+    MutexLock lock(&mu_);
+    shutting_down_ = true;
+    while (pending_ > 0) idle_.wait(mu_);
+  }
+  cq_.Shutdown();
+  thread_.join();
+}
+
+std::shared_ptr<Endpoint> GrpcEndpointFactory::Create(
+    const std::string& address, std::function<void()> on_change) {
+  auto core = std::make_shared<Core>();
+  core->address = address;
+  core->on_change = std::move(on_change);
+  grpc::ChannelArguments args;
+  if (!options_.authority.empty()) {
+    args.SetString(GRPC_ARG_DEFAULT_AUTHORITY, options_.authority);
+  }
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS,
+              Millis(options_.min_reconnect_backoff));
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS,
+              Millis(options_.min_reconnect_backoff));
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
+              Millis(options_.max_reconnect_backoff));
+  core->channel = grpc::CreateCustomChannel(
+      EndpointTarget(address), grpc::InsecureChannelCredentials(), args);
+  grpc_connectivity_state s = core->channel->GetState(/*try_to_connect=*/true);
+  core->state.store(FromGrpc(s));
+  {
+    MutexLock lock(&mu_);
+    ++pending_;
+  }
+  Arm(core, s);
+  return std::make_shared<Handle>(std::move(core));
+}
+
+void GrpcEndpointFactory::Arm(const std::shared_ptr<Core>& core,
+                              grpc_connectivity_state last) {
+  // The tag owns a reference, so the channel outlives its pending watch.
+  auto* tag = new std::shared_ptr<Core>(core);
+  core->channel->NotifyOnStateChange(
+      last,
+      std::chrono::system_clock::now() +
+          absl::ToChronoMilliseconds(options_.watch_poll),
+      &cq_, tag);
+}
+
+void GrpcEndpointFactory::Run() {
+  void* tag = nullptr;
+  bool ok = false;
+  while (cq_.Next(&tag, &ok)) {
+    std::shared_ptr<Core> core =
+        std::move(*static_cast<std::shared_ptr<Core>*>(tag));
+    delete static_cast<std::shared_ptr<Core>*>(tag);
+    bool stop = core->released.load();
+    {
+      MutexLock lock(&mu_);
+      stop = stop || shutting_down_;
+      if (stop) {
+        --pending_;
+        idle_.notify_all();
+      }
+    }
+    if (stop) continue;  // `core` (and its channel) goes here
+    // Round robin keeps every endpoint connected: an IDLE channel (the
+    // backend closed the connection) is asked to connect again.
+    grpc_connectivity_state s = core->channel->GetState(true);
+    Connectivity now = FromGrpc(s);
+    Connectivity before = core->state.exchange(now);
+    Arm(core, s);
+    if (now != before && core->on_change) core->on_change();
+  }
+}
+
+}  // namespace channel
+}  // namespace xdsfed

@@ -1,0 +1,77 @@
+// The production EndpointFactory: one grpc::Channel per endpoint address
+// (pick_first over that one address), its connectivity followed with
+// GetState / NotifyOnStateChange on one completion-queue thread shared by
+// every endpoint of the factory. Every channel carries the data-plane
+// authority (A47) as its default :authority, so RPCs name the service, not
+// the backend address.
+//
+//   GrpcEndpointFactory factory({.authority = "svc.example.com"});
+//   auto e = factory.Create("127.0.0.1:50051", [] { /* state changed */ });
+//
+// A released endpoint's channel is destroyed by the watch thread when its
+// pending watch returns (at most Options::watch_poll later): grpc++ offers
+// no way to cancel a NotifyOnStateChange.
+#ifndef XDSFED_LIB_CHANNEL_GRPC_ENDPOINT_H_
+#define XDSFED_LIB_CHANNEL_GRPC_ENDPOINT_H_
+
+#include <condition_variable>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/time/time.h"
+#include "grpcpp/grpcpp.h"
+#include "lib/base/mutex.h"
+#include "lib/channel/endpoint.h"
+
+namespace xdsfed {
+namespace channel {
+
+// The grpc++ target for an endpoint address: "ipv4:10.0.0.1:80",
+// "ipv6:[::1]:80", or "dns:///host:80" for anything else.
+std::string EndpointTarget(const std::string& address);
+
+class GrpcEndpointFactory : public EndpointFactory {
+ public:
+  struct Options {
+    // The :authority of every RPC ("" = grpc++'s default, the address).
+    std::string authority;
+    // Longest a watch waits before it re-arms (bounds shutdown).
+    absl::Duration watch_poll = absl::Milliseconds(500);
+    // Reconnect backoff of each endpoint channel. gRPC's defaults (1 s
+    // initial, 120 s max) would keep a restored backend unused for minutes;
+    // a failed-back priority must see it READY quickly.
+    absl::Duration min_reconnect_backoff = absl::Milliseconds(100);
+    absl::Duration max_reconnect_backoff = absl::Seconds(1);
+  };
+
+  explicit GrpcEndpointFactory(Options options);
+  // Waits for every pending watch (<= watch_poll); every endpoint must have
+  // been released.
+  ~GrpcEndpointFactory() override;
+  GrpcEndpointFactory(const GrpcEndpointFactory&) = delete;
+  GrpcEndpointFactory& operator=(const GrpcEndpointFactory&) = delete;
+
+  std::shared_ptr<Endpoint> Create(const std::string& address,
+                                   std::function<void()> on_change) override;
+
+ private:
+  struct Core;
+  class Handle;
+  void Arm(const std::shared_ptr<Core>& core, grpc_connectivity_state last);
+  void Run();
+
+  const Options options_;
+  grpc::CompletionQueue cq_;
+  Mutex mu_;
+  std::condition_variable_any idle_;
+  size_t pending_ ABSL_GUARDED_BY(mu_) = 0;
+  bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread thread_;
+};
+
+}  // namespace channel
+}  // namespace xdsfed
+
+#endif  // XDSFED_LIB_CHANNEL_GRPC_ENDPOINT_H_

@@ -1,0 +1,196 @@
+// Fakes for lib/channel unit tests: endpoints whose connectivity the test
+// sets, and XdsConfig snapshots built by hand (one virtual host, clusters
+// with EDS / LOGICAL_DNS leaves).
+#ifndef XDSFED_TESTS_CHANNEL_CHANNEL_TEST_UTIL_H_
+#define XDSFED_TESTS_CHANNEL_CHANNEL_TEST_UTIL_H_
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lib/base/mutex.h"
+#include "lib/channel/endpoint.h"
+#include "lib/cluster/lb_config.h"
+#include "lib/xds_config/xds_config.h"
+
+namespace xdsfed {
+namespace channel {
+namespace testing {
+
+class FakeEndpoint : public Endpoint {
+ public:
+  FakeEndpoint(std::string address, Connectivity initial)
+      : address_(std::move(address)), state_(initial) {}
+  const std::string& address() const override { return address_; }
+  Connectivity state() const override { return state_.load(); }
+  const std::shared_ptr<grpc::Channel>& channel() const override {
+    return channel_;
+  }
+  void set_state(Connectivity s) { state_.store(s); }
+
+ private:
+  const std::string address_;
+  std::atomic<Connectivity> state_;
+  std::shared_ptr<grpc::Channel> channel_;
+};
+
+class FakeEndpointFactory : public EndpointFactory {
+ public:
+  // New endpoints start in `initial`.
+  explicit FakeEndpointFactory(Connectivity initial = Connectivity::kConnecting)
+      : initial_(initial) {}
+
+  std::shared_ptr<Endpoint> Create(const std::string& address,
+                                   std::function<void()> on_change) override {
+    auto e = std::make_shared<FakeEndpoint>(address, initial_);
+    MutexLock lock(&mu_);
+    ++created_;
+    live_[address] = Entry{e, std::move(on_change)};
+    return e;
+  }
+  // Sets the state of a live endpoint and tells its owner.
+  void Set(const std::string& address, Connectivity s) {
+    std::function<void()> notify;
+    {
+      MutexLock lock(&mu_);
+      auto it = live_.find(address);
+      if (it == live_.end()) return;
+      auto e = it->second.endpoint.lock();
+      if (e == nullptr) return;
+      e->set_state(s);
+      notify = it->second.on_change;
+    }
+    if (notify) notify();
+  }
+  bool Alive(const std::string& address) {
+    MutexLock lock(&mu_);
+    auto it = live_.find(address);
+    return it != live_.end() && !it->second.endpoint.expired();
+  }
+  int created() {
+    MutexLock lock(&mu_);
+    return created_;
+  }
+
+ private:
+  struct Entry {
+    std::weak_ptr<FakeEndpoint> endpoint;
+    std::function<void()> on_change;
+  };
+  const Connectivity initial_;
+  Mutex mu_;
+  std::map<std::string, Entry> live_ ABSL_GUARDED_BY(mu_);
+  int created_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+// One locality of one priority.
+struct TestLocality {
+  std::string zone;
+  uint32_t weight = 1;
+  std::vector<std::string> addresses;
+};
+
+// An EDS leaf: priorities of localities.
+inline cluster::ResolvedMechanism EdsLeaf(
+    const std::string& cluster,
+    std::vector<std::vector<TestLocality>> priorities,
+    std::vector<resources::EndpointResource::DropCategory> drops = {},
+    uint32_t max_requests = 1024) {
+  cluster::ResolvedMechanism m;
+  m.mechanism.cluster = cluster;
+  m.mechanism.type = cluster::DiscoveryMechanism::Type::kEds;
+  m.mechanism.max_concurrent_requests = max_requests;
+  auto eds = std::make_shared<resources::EndpointResource>();
+  eds->cluster_name = cluster;
+  for (const auto& localities : priorities) {
+    resources::EndpointResource::Priority p;
+    for (const auto& l : localities) {
+      resources::EndpointResource::LocalityEndpoints group;
+      group.weight = l.weight;
+      for (const auto& a : l.addresses) {
+        resources::EndpointResource::Endpoint e;
+        e.address = a;
+        group.endpoints.push_back(e);
+      }
+      p.localities[{"r", l.zone, ""}] = group;
+    }
+    eds->priorities.push_back(std::move(p));
+  }
+  eds->drop_categories = std::move(drops);
+  m.endpoints = std::move(eds);
+  return m;
+}
+
+inline cluster::ResolvedMechanism DnsLeaf(
+    const std::string& cluster, const std::vector<std::string>& addresses) {
+  cluster::ResolvedMechanism m;
+  m.mechanism.cluster = cluster;
+  m.mechanism.type = cluster::DiscoveryMechanism::Type::kLogicalDns;
+  m.mechanism.dns_hostname = "localhost:1";
+  m.endpoints = cluster::EndpointsFromDnsAddresses(cluster, addresses);
+  return m;
+}
+
+inline std::shared_ptr<const xds_config::ClusterConfig> Cluster(
+    const std::string& name, std::vector<cluster::ResolvedMechanism> leaves,
+    absl::Status status = absl::OkStatus()) {
+  auto c = std::make_shared<xds_config::ClusterConfig>();
+  c->name = name;
+  c->status = std::move(status);
+  c->tree = {name};
+  c->leaf_errors.resize(leaves.size());
+  c->leaves = std::move(leaves);
+  return c;
+}
+
+// A route: path prefix -> cluster, or weighted clusters.
+struct TestRoute {
+  std::string prefix;
+  std::string cluster;
+  std::vector<std::pair<std::string, uint32_t>> weighted;
+};
+
+inline std::shared_ptr<const xds_config::XdsConfig> Config(
+    std::vector<TestRoute> routes,
+    std::vector<std::shared_ptr<const xds_config::ClusterConfig>> clusters) {
+  auto rc = std::make_shared<resources::RouteConfig>();
+  rc->name = "rc";
+  resources::VirtualHost vh;
+  vh.name = "vh";
+  vh.domains = {"*"};
+  for (const auto& r : routes) {
+    resources::Route route;
+    route.match.path.type = resources::StringMatch::Type::kPrefix;
+    route.match.path.value = r.prefix;
+    resources::RouteAction action;
+    action.cluster = r.cluster;
+    for (const auto& [name, w] : r.weighted) {
+      action.weighted_clusters.push_back({name, w});
+    }
+    route.action = action;
+    vh.routes.push_back(route);
+  }
+  rc->virtual_hosts.push_back(vh);
+  auto config = std::make_shared<xds_config::XdsConfig>();
+  config->route_config = rc;
+  config->virtual_host = &rc->virtual_hosts[0];
+  std::map<std::string, std::shared_ptr<const xds_config::ClusterConfig>> m;
+  for (auto& c : clusters) m[c->name] = c;
+  std::vector<std::string> names;
+  for (const auto& [n, c] : m) names.push_back(n);
+  config->clusters = xds_config::ClusterMap(names);
+  for (size_t i = 0; i < names.size(); ++i) {
+    config->clusters.Set(i, m[names[i]]);
+  }
+  return config;
+}
+
+}  // namespace testing
+}  // namespace channel
+}  // namespace xdsfed
+
+#endif  // XDSFED_TESTS_CHANNEL_CHANNEL_TEST_UTIL_H_

@@ -1,0 +1,379 @@
+// DataPlane over fake endpoints and a fake clock: the priority policy
+// (C-core 1.51 priority.cc, as A37's aggregate failover relies on it),
+// weighted_target + round_robin, pick_first for LOGICAL_DNS, drops and the
+// circuit breaker (A37 §xds_cluster_impl), waiting picks, and picks from
+// many threads while updates arrive (TSan).
+#include "lib/channel/data_plane.h"
+
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/channel/channel_test_util.h"
+#include "tests/client/client_test_util.h"
+
+namespace xdsfed {
+namespace channel {
+namespace {
+
+using testing::Cluster;
+using testing::Config;
+using testing::DnsLeaf;
+using testing::EdsLeaf;
+using testing::FakeEndpointFactory;
+using C = Connectivity;
+
+class DataPlaneTest : public ::testing::Test {
+ protected:
+  void Start(C initial = C::kConnecting) {
+    factory_ = std::make_shared<FakeEndpointFactory>(initial);
+    DataPlane::Options o;
+    o.endpoints = factory_;
+    o.timers = timers_;
+    o.call_counters = &counters_;
+    o.request_reresolution = [this](const std::string& root,
+                                    const std::string& leaf) {
+      MutexLock lock(&mu_);
+      reresolutions_.push_back(root + "/" + leaf);
+    };
+    dp_ = DataPlane::Create(o);
+  }
+  // Where a pick of `path` goes: "address" or the status.
+  std::string PickOnce(const std::string& path = "/svc/M") {
+    bool queued = false;
+    PickResult r = dp_->TryPick({path, {}}, &queued);
+    if (queued) return "QUEUED";
+    if (!r.status.ok()) return r.status.ToString();
+    r.tracker.Finish(true);
+    return r.endpoint->address();
+  }
+  std::map<std::string, int> Count(int n, const std::string& path = "/svc/M") {
+    std::map<std::string, int> out;
+    for (int i = 0; i < n; ++i) ++out[PickOnce(path)];
+    return out;
+  }
+
+  std::shared_ptr<client::testing::FakeTimers> timers_ =
+      std::make_shared<client::testing::FakeTimers>();
+  lrs::CallCounterRegistry counters_;
+  std::shared_ptr<FakeEndpointFactory> factory_;
+  std::shared_ptr<DataPlane> dp_;
+  Mutex mu_;
+  std::vector<std::string> reresolutions_ ABSL_GUARDED_BY(mu_);
+};
+
+// Two priorities of one EDS cluster: p0 = a, p1 = b.
+std::shared_ptr<const xds_config::XdsConfig> TwoPriorities() {
+  return Config(
+      {{"/", "c"}},
+      {Cluster("c",
+               {EdsLeaf("c", {{{"z0", 1, {"a:1"}}}, {{"z1", 1, {"b:1"}}}})})});
+}
+
+TEST_F(DataPlaneTest, QueuesUntilFirstConfig) {
+  Start();
+  EXPECT_EQ(PickOnce(), "QUEUED");
+}
+
+// round_robin (A27): only READY endpoints take picks, in turn.
+TEST_F(DataPlaneTest, RoundRobinOverReadyEndpoints) {
+  Start();
+  dp_->Update(Config(
+      {{"/", "c"}},
+      {Cluster("c", {EdsLeaf("c", {{{"z", 1, {"a:1", "b:1", "c:1"}}}})})}));
+  EXPECT_EQ(PickOnce(), "QUEUED");  // connecting: the pick waits
+  factory_->Set("a:1", C::kReady);
+  factory_->Set("c:1", C::kReady);
+  auto counts = Count(100);
+  EXPECT_EQ(counts.size(), 2u);
+  EXPECT_EQ(counts["a:1"], 50);
+  EXPECT_EQ(counts["c:1"], 50);
+}
+
+// Priority policy: TRANSIENT_FAILURE moves on at once.
+TEST_F(DataPlaneTest, FailoverOnTransientFailure) {
+  Start();
+  dp_->Update(TwoPriorities());
+  EXPECT_EQ(factory_->created(), 1);  // p1 not created until needed
+  factory_->Set("a:1", C::kTransientFailure);
+  EXPECT_TRUE(factory_->Alive("b:1"));
+  EXPECT_EQ(PickOnce(), "QUEUED");  // p1 connecting
+  factory_->Set("b:1", C::kReady);
+  EXPECT_EQ(PickOnce(), "b:1");
+  EXPECT_EQ(dp_->DebugState()["c"].substr(0, 9), "current=1");
+}
+
+// Priority policy: a child that does not connect within the failover
+// timeout (10 s) gives way to the next priority.
+TEST_F(DataPlaneTest, FailoverTimerMovesOn) {
+  Start();
+  dp_->Update(TwoPriorities());
+  timers_->Advance(absl::Seconds(9));
+  EXPECT_FALSE(factory_->Alive("b:1"));
+  timers_->Advance(absl::Seconds(1));
+  EXPECT_TRUE(factory_->Alive("b:1"));
+  factory_->Set("b:1", C::kReady);
+  EXPECT_EQ(PickOnce(), "b:1");
+  // p0 connecting late still wins back at once.
+  factory_->Set("a:1", C::kReady);
+  EXPECT_EQ(PickOnce(), "a:1");
+}
+
+// Failback as soon as a higher priority is READY; the lower child is kept
+// 15 min (retention), so a second failover reuses its connections.
+TEST_F(DataPlaneTest, FailbackRetainsLowerChildFifteenMinutes) {
+  Start();
+  dp_->Update(TwoPriorities());
+  factory_->Set("a:1", C::kTransientFailure);
+  factory_->Set("b:1", C::kReady);
+  EXPECT_EQ(PickOnce(), "b:1");
+  factory_->Set("a:1", C::kReady);
+  EXPECT_EQ(PickOnce(), "a:1");
+  EXPECT_NE(dp_->DebugState()["c"].find("(retained)"), std::string::npos);
+  timers_->Advance(absl::Minutes(14));
+  factory_->Set("a:1", C::kTransientFailure);
+  EXPECT_EQ(PickOnce(), "b:1");  // no reconnect: the kept child is READY
+  EXPECT_EQ(factory_->created(), 2);
+  factory_->Set("a:1", C::kReady);
+  EXPECT_EQ(PickOnce(), "a:1");
+  timers_->Advance(absl::Minutes(15));
+  EXPECT_FALSE(factory_->Alive("b:1"));
+  EXPECT_EQ(dp_->endpoint_count(), 1u);
+}
+
+// A child that was READY and goes CONNECTING gets a new failover timer;
+// picks wait meanwhile instead of failing.
+TEST_F(DataPlaneTest, ReadyThenConnectingRestartsFailoverTimer) {
+  Start();
+  dp_->Update(TwoPriorities());
+  factory_->Set("a:1", C::kReady);
+  EXPECT_EQ(PickOnce(), "a:1");
+  factory_->Set("a:1", C::kConnecting);
+  EXPECT_EQ(PickOnce(), "QUEUED");
+  timers_->Advance(absl::Seconds(10));
+  factory_->Set("b:1", C::kReady);
+  EXPECT_EQ(PickOnce(), "b:1");
+}
+
+// All priorities failing: UNAVAILABLE with the reason.
+TEST_F(DataPlaneTest, AllPrioritiesFailing) {
+  Start();
+  dp_->Update(TwoPriorities());
+  factory_->Set("a:1", C::kTransientFailure);
+  factory_->Set("b:1", C::kTransientFailure);
+  std::string r = PickOnce();
+  EXPECT_NE(r.find("UNAVAILABLE"), std::string::npos) << r;
+  EXPECT_NE(r.find("all priorities failing"), std::string::npos) << r;
+}
+
+// A37: an EDS resource emptied makes its priority TRANSIENT_FAILURE ("no
+// endpoints") and the aggregate's next mechanism takes over; restored, it
+// is chosen again once READY.
+TEST_F(DataPlaneTest, AggregateEdsEmptiedThenRestored) {
+  Start();
+  auto with = [](std::vector<std::string> primary) {
+    return Config({{"/", "agg"}},
+                  {Cluster("agg", {EdsLeaf("primary", {{{"z", 1, primary}}}),
+                                   DnsLeaf("fallback", {"127.0.0.1:2"})})});
+  };
+  dp_->Update(with({"p:1"}));
+  factory_->Set("p:1", C::kReady);
+  EXPECT_EQ(PickOnce(), "p:1");
+  dp_->Update(with({}));
+  EXPECT_EQ(PickOnce(), "QUEUED");
+  factory_->Set("127.0.0.1:2", C::kReady);
+  EXPECT_EQ(PickOnce(), "127.0.0.1:2");
+  dp_->Update(with({"p:1"}));
+  // The primary reconnects while the fallback keeps serving.
+  EXPECT_EQ(PickOnce(), "127.0.0.1:2");
+  factory_->Set("p:1", C::kReady);
+  EXPECT_EQ(PickOnce(), "p:1");
+}
+
+// weighted_target: localities by weight (80/20 within 3%).
+TEST_F(DataPlaneTest, LocalitiesByWeight) {
+  Start(C::kReady);
+  dp_->Update(Config({{"/", "c"}},
+                     {Cluster("c", {EdsLeaf("c", {{{"z0", 80, {"a:1", "a:2"}},
+                                                   {"z1", 20, {"b:1"}}}})})}));
+  auto counts = Count(20000);
+  double a = counts["a:1"] + counts["a:2"];
+  EXPECT_NEAR(a / 20000, 0.8, 0.03);
+  EXPECT_NEAR(counts["a:1"], counts["a:2"], 0.03 * 20000);
+}
+
+// weighted_clusters in the route action (80/20 within 3%).
+TEST_F(DataPlaneTest, WeightedClusters) {
+  Start(C::kReady);
+  dp_->Update(Config({{"/", "", {{"x", 80}, {"y", 20}}}},
+                     {Cluster("x", {EdsLeaf("x", {{{"z", 1, {"x:1"}}}})}),
+                      Cluster("y", {EdsLeaf("y", {{{"z", 1, {"y:1"}}}})})}));
+  auto counts = Count(20000);
+  EXPECT_NEAR(counts["x:1"] / 20000.0, 0.8, 0.03);
+  EXPECT_NEAR(counts["y:1"] / 20000.0, 0.2, 0.03);
+}
+
+TEST_F(DataPlaneTest, RouteByPathPrefix) {
+  Start(C::kReady);
+  dp_->Update(Config({{"/a.", "x"}, {"/", "y"}},
+                     {Cluster("x", {EdsLeaf("x", {{{"z", 1, {"x:1"}}}})}),
+                      Cluster("y", {EdsLeaf("y", {{{"z", 1, {"y:1"}}}})})}));
+  EXPECT_EQ(PickOnce("/a.S/M"), "x:1");
+  EXPECT_EQ(PickOnce("/b.S/M"), "y:1");
+}
+
+TEST_F(DataPlaneTest, FailuresNameTheirReason) {
+  Start(C::kReady);
+  struct Case {
+    std::shared_ptr<const xds_config::XdsConfig> config;
+    std::string path;
+    std::string want;
+  };
+  auto bad = std::make_shared<xds_config::XdsConfig>();
+  bad->status = absl::UnavailableError("Listener l does not exist");
+  std::vector<Case> cases = {
+      {Config({{"/a", "x"}},
+              {Cluster("x", {EdsLeaf("x", {{{"z", 1, {"x:1"}}}})})}),
+       "/b/M", "no matching route for /b/M"},
+      {Config({{"/", "x"}},
+              {Cluster("x", {},
+                       absl::UnavailableError("CDS resource \"x\" "
+                                              "does not exist"))}),
+       "/b/M", "cluster x: CDS resource \"x\" does not exist"},
+      {bad, "/b/M", "Listener l does not exist"},
+      {Config({{"/", "x"}}, {Cluster("x", {EdsLeaf("x", {{{"z", 1, {}}}})})}),
+       "/b/M", "no endpoints"},
+  };
+  for (const auto& c : cases) {
+    dp_->Update(c.config);
+    std::string r = PickOnce(c.path);
+    EXPECT_NE(r.find("UNAVAILABLE"), std::string::npos) << r;
+    EXPECT_NE(r.find(c.want), std::string::npos) << r;
+  }
+}
+
+// A37 §xds_cluster_impl: drop_overloads per category.
+TEST_F(DataPlaneTest, DropsByCategory) {
+  Start(C::kReady);
+  dp_->Update(Config(
+      {{"/", "c"}},
+      {Cluster("c", {EdsLeaf("c", {{{"z", 1, {"a:1"}}}},
+                             {{"lb", 500000}, {"throttle", 1000000}})})}));
+  auto counts = Count(4000);
+  EXPECT_EQ(counts.count("a:1"), 0u);
+  int lb = counts["UNAVAILABLE: EDS-configured drop: lb"];
+  int throttle = counts["UNAVAILABLE: EDS-configured drop: throttle"];
+  EXPECT_EQ(lb + throttle, 4000);
+  EXPECT_NEAR(lb / 4000.0, 0.5, 0.05);
+}
+
+// A37 §Use Global Circuit Breaking Atomic: max_concurrent_requests counted
+// from pick to Finish (or tracker destruction).
+TEST_F(DataPlaneTest, CircuitBreaker) {
+  Start(C::kReady);
+  dp_->Update(Config({{"/", "c"}},
+                     {Cluster("c", {EdsLeaf("c", {{{"z", 1, {"a:1"}}}}, {},
+                                            /*max_requests=*/2)})}));
+  bool queued = false;
+  PickResult p1 = dp_->TryPick({"/s/M", {}}, &queued);
+  PickResult p2 = dp_->TryPick({"/s/M", {}}, &queued);
+  ASSERT_TRUE(p1.status.ok());
+  ASSERT_TRUE(p2.status.ok());
+  EXPECT_EQ(counters_.GetOrCreate("c", "")->Load(), 2u);
+  PickResult p3 = dp_->TryPick({"/s/M", {}}, &queued);
+  EXPECT_EQ(p3.status.code(), absl::StatusCode::kUnavailable);
+  EXPECT_NE(p3.status.message().find("circuit breaker"), std::string::npos);
+  p1.tracker.Finish(true);
+  p1.tracker.Finish(true);  // once only
+  EXPECT_EQ(counters_.GetOrCreate("c", "")->Load(), 1u);
+  {
+    PickResult p4 = dp_->TryPick({"/s/M", {}}, &queued);
+  }  // dropped unfinished
+  EXPECT_EQ(counters_.GetOrCreate("c", "")->Load(), 1u);
+}
+
+// LOGICAL_DNS: pick_first over the resolved addresses; a failed connection
+// asks for re-resolution of that leaf.
+TEST_F(DataPlaneTest, LogicalDnsPickFirstAndReresolution) {
+  Start();
+  dp_->Update(
+      Config({{"/", "d"}},
+             {Cluster("d", {DnsLeaf("d", {"127.0.0.1:1", "127.0.0.1:2"})})}));
+  factory_->Set("127.0.0.1:2", C::kReady);
+  EXPECT_EQ(PickOnce(), "127.0.0.1:2");
+  factory_->Set("127.0.0.1:1", C::kReady);
+  auto counts = Count(10);
+  EXPECT_EQ(counts["127.0.0.1:1"], 10);
+  factory_->Set("127.0.0.1:1", C::kTransientFailure);
+  factory_->Set("127.0.0.1:2", C::kTransientFailure);
+  MutexLock lock(&mu_);
+  EXPECT_EQ(reresolutions_, std::vector<std::string>{"d/d"});
+}
+
+// A pick waits for a connecting priority, up to its deadline; the async form
+// completes when the priority is READY.
+TEST_F(DataPlaneTest, WaitingPicks) {
+  Start();
+  dp_->Update(TwoPriorities());
+  PickResult timed_out =
+      dp_->Pick({"/s/M", {}}, absl::Now() + absl::Milliseconds(20));
+  EXPECT_EQ(timed_out.status.code(), absl::StatusCode::kDeadlineExceeded);
+  std::string async_result;
+  dp_->PickAsync({"/s/M", {}}, absl::InfiniteFuture(), [&](PickResult r) {
+    async_result = r.status.ok() ? r.endpoint->address() : r.status.ToString();
+  });
+  EXPECT_EQ(async_result, "");
+  std::thread t([&] {
+    absl::SleepFor(absl::Milliseconds(20));
+    factory_->Set("a:1", C::kReady);
+  });
+  PickResult r = dp_->Pick({"/s/M", {}}, absl::Now() + absl::Seconds(10));
+  t.join();
+  ASSERT_TRUE(r.status.ok()) << r.status;
+  EXPECT_EQ(r.endpoint->address(), "a:1");
+  EXPECT_EQ(async_result, "a:1");
+}
+
+// Issue 13 "Done when": picks from 8 threads while updates (endpoint lists,
+// connectivity) arrive; every pick ends OK or queued, never stalls, and the
+// counters return to zero.
+TEST_F(DataPlaneTest, PicksFromEightThreadsDuringUpdates) {
+  Start(C::kReady);
+  auto config = [](int n) {
+    std::vector<std::string> addresses;
+    for (int i = 0; i < n; ++i) addresses.push_back(absl::StrCat("e:", i));
+    return Config({{"/", "c"}},
+                  {Cluster("c", {EdsLeaf("c", {{{"z", 1, addresses}},
+                                               {{"z2", 1, {"f:1"}}}})})});
+  };
+  dp_->Update(config(4));
+  std::atomic<bool> stop{false};
+  std::atomic<int> ok{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&] {
+      while (!stop.load()) {
+        bool queued = false;
+        PickResult r = dp_->TryPick({"/s/M", {}}, &queued);
+        if (r.status.ok() && !queued) {
+          ++ok;
+          r.tracker.Finish(true);
+        }
+      }
+    });
+  }
+  for (int i = 0; i < 300; ++i) {
+    dp_->Update(config(1 + i % 7));
+    factory_->Set("e:0", i % 3 == 0 ? C::kTransientFailure : C::kReady);
+  }
+  stop = true;
+  for (auto& t : threads) t.join();
+  EXPECT_GT(ok.load(), 0);
+  EXPECT_EQ(counters_.GetOrCreate("c", "")->Load(), 0u);
+}
+
+}  // namespace
+}  // namespace channel
+}  // namespace xdsfed
