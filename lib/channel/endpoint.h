@@ -12,8 +12,12 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/string_view.h"
+#include "lib/base/mutex.h"
 
 namespace grpc {
 class Channel;
@@ -37,6 +41,33 @@ class Endpoint {
   virtual Connectivity state() const = 0;
   // The channel RPCs to this endpoint use; null for fakes.
   virtual const std::shared_ptr<grpc::Channel>& channel() const = 0;
+
+  // A generated stub (or any type constructible from the channel) over this
+  // endpoint, made once and kept with the endpoint: generated stubs register
+  // their methods with the channel when constructed, so one per call would
+  // redo that work on every RPC.
+  template <typename StubT>
+  StubT& Stub() {
+    static const char kKey = 0;
+    return *static_cast<StubT*>(GetOrMake(&kKey, [this] {
+      return std::shared_ptr<void>(std::make_shared<StubT>(channel()));
+    }));
+  }
+
+ private:
+  void* GetOrMake(const void* key,
+                  const std::function<std::shared_ptr<void>()>& make) {
+    MutexLock lock(&stubs_mu_);
+    for (const auto& [k, stub] : stubs_) {
+      if (k == key) return stub.get();
+    }
+    stubs_.emplace_back(key, make());
+    return stubs_.back().second.get();
+  }
+
+  Mutex stubs_mu_;
+  std::vector<std::pair<const void*, std::shared_ptr<void>>> stubs_
+      ABSL_GUARDED_BY(stubs_mu_);
 };
 
 class EndpointFactory {

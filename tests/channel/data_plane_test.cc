@@ -152,7 +152,10 @@ TEST_F(DataPlaneTest, ReadyThenConnectingRestartsFailoverTimer) {
   EXPECT_EQ(PickOnce(), "a:1");
   factory_->Set("a:1", C::kConnecting);
   EXPECT_EQ(PickOnce(), "QUEUED");
-  timers_->Advance(absl::Seconds(10));
+  timers_->Advance(absl::Seconds(9));
+  EXPECT_FALSE(factory_->Alive("b:1"));  // p0 still has time
+  timers_->Advance(absl::Seconds(1));
+  EXPECT_TRUE(factory_->Alive("b:1"));
   factory_->Set("b:1", C::kReady);
   EXPECT_EQ(PickOnce(), "b:1");
 }
@@ -364,7 +367,8 @@ TEST_F(DataPlaneTest, PicksFromEightThreadsDuringUpdates) {
       }
     });
   }
-  for (int i = 0; i < 300; ++i) {
+  // At least 300 updates, and until the pickers got through 1,000 picks.
+  for (int i = 0; i < 300 || (ok.load() < 1000 && i < 10000000); ++i) {
     dp_->Update(config(1 + i % 7));
     factory_->Set("e:0", i % 3 == 0 ? C::kTransientFailure : C::kReady);
   }

@@ -1,0 +1,112 @@
+// One-line RPCs through an XdsChannel with generated stubs: pick (waiting up
+// to the context's deadline for a connecting priority), call on the
+// endpoint's cached stub, Finish the tracker with the call's status.
+//
+//   helloworld::HelloReply reply;
+//   grpc::ClientContext ctx;
+//   grpc::Status s = xdsfed::channel::Unary(*ch,
+//   "/helloworld.Greeter/SayHello",
+//       &Greeter::Stub::SayHello, &ctx, request, &reply);
+//
+//   // callback API (generated Stub::async):
+//   xdsfed::channel::UnaryCallback<Greeter::Stub>(*ch,
+//   "/helloworld.Greeter/SayHello",
+//       &Greeter::Stub::async::SayHello, &ctx, &request, &reply,
+//       [](grpc::Status s) { ... });
+//
+//   // streaming: pick, then use the endpoint's stub; Finish when it ends.
+//   PickResult pick = ch->Pick({"/routeguide.RouteGuide/RouteChat", {}});
+//   auto stream = StubFor<RouteGuide::Stub>(pick).RouteChat(&ctx);
+//   ...; pick.tracker.Finish(stream->Finish().ok());
+//
+// The method path is given because routing needs it before any stub is
+// chosen and generated stubs do not expose it; header matchers see
+// `metadata`.
+#ifndef XDSFED_LIB_CHANNEL_UNARY_H_
+#define XDSFED_LIB_CHANNEL_UNARY_H_
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "absl/types/span.h"
+#include "grpcpp/grpcpp.h"
+#include "lib/channel/xds_channel.h"
+
+namespace xdsfed {
+namespace channel {
+
+// The pick's status as the RPC's (absl and gRPC codes share their values).
+inline grpc::Status ToGrpcStatus(const absl::Status& status) {
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
+                      std::string(status.message()));
+}
+
+// The context's deadline (InfiniteFuture when it has none).
+inline absl::Time ContextDeadline(const grpc::ClientContext& ctx) {
+  auto d = ctx.deadline();
+  if (d == std::chrono::system_clock::time_point::max()) {
+    return absl::InfiniteFuture();
+  }
+  return absl::FromChrono(d);
+}
+
+template <typename StubT>
+StubT& StubFor(PickResult& pick) {
+  return pick.endpoint->template Stub<StubT>();
+}
+
+template <typename StubT, typename Request, typename Response>
+grpc::Status Unary(XdsChannel& channel, absl::string_view method_path,
+                   grpc::Status (StubT::*method)(grpc::ClientContext*,
+                                                 const Request&, Response*),
+                   grpc::ClientContext* ctx, const Request& request,
+                   Response* response,
+                   absl::Span<const MetadataEntry> metadata = {},
+                   PickResult* pick_out = nullptr) {
+  PickResult pick =
+      channel.Pick(PickArgs{method_path, metadata}, ContextDeadline(*ctx));
+  if (!pick.status.ok()) return ToGrpcStatus(pick.status);
+  grpc::Status s = (StubFor<StubT>(pick).*method)(ctx, request, response);
+  pick.tracker.Finish(s.ok());
+  if (pick_out != nullptr) *pick_out = std::move(pick);
+  return s;
+}
+
+// The callback form: the pick waits without blocking a thread (PickAsync).
+template <typename StubT, typename AsyncT, typename Request, typename Response>
+void UnaryCallback(XdsChannel& channel, absl::string_view method_path,
+                   void (AsyncT::*method)(grpc::ClientContext*, const Request*,
+                                          Response*,
+                                          std::function<void(grpc::Status)>),
+                   grpc::ClientContext* ctx, const Request* request,
+                   Response* response, std::function<void(grpc::Status)> done,
+                   absl::Span<const MetadataEntry> metadata = {}) {
+  channel.PickAsync(
+      PickArgs{method_path, metadata}, ContextDeadline(*ctx),
+      [method, ctx, request, response,
+       done = std::move(done)](PickResult pick) mutable {
+        if (!pick.status.ok()) {
+          done(ToGrpcStatus(pick.status));
+          return;
+        }
+        auto tracker = std::make_shared<CallTracker>(std::move(pick.tracker));
+        auto endpoint = pick.endpoint;
+        (StubFor<StubT>(pick).async()->*method)(
+            ctx, request, response,
+            [tracker, endpoint, done = std::move(done)](grpc::Status s) {
+              tracker->Finish(s.ok());
+              done(s);
+            });
+      });
+}
+
+}  // namespace channel
+}  // namespace xdsfed
+
+#endif  // XDSFED_LIB_CHANNEL_UNARY_H_

@@ -1,0 +1,407 @@
+// XdsChannel over REAL gRPC on loopback: the embedded control plane
+// (tools/control_plane) serves the resources, HealthBackend servers answer
+// the RPCs with their x-backend-id. Issue 13's scenarios: aggregate
+// [EDS primary, LOGICAL_DNS fallback] failover and failback with an RPC loop
+// that must see no failure (A37), an 80/20 weighted_clusters split, load
+// reports to the cluster's LRS server (A47: `self`), circuit breaking
+// (A37 §xds_cluster_impl) and the data-plane authority as :authority (A47).
+#include <atomic>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/substitute.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "gtest/gtest.h"
+#include "lib/base/mutex.h"
+#include "lib/bootstrap/bootstrap.h"
+#include "lib/channel/generic_call.h"
+#include "lib/channel/xds_channel.h"
+#include "tools/control_plane/control_plane.h"
+#include "tools/health_backend/health_backend.h"
+
+namespace xdsfed {
+namespace channel {
+namespace {
+
+constexpr char kHcmType[] =
+    "type.googleapis.com/envoy.extensions.filters.network."
+    "http_connection_manager.v3.HttpConnectionManager";
+constexpr char kRouterType[] =
+    "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router";
+constexpr char kCheck[] = "/grpc.health.v1.Health/Check";
+
+std::string Listener(absl::string_view name, absl::string_view rds) {
+  return absl::Substitute(
+      R"("$0":{"api_listener":{"api_listener":{"@type":"$1",
+  "rds":{"config_source":{"ads":{}},"route_config_name":"$2"},
+  "http_filters":[{"name":"router","typed_config":{"@type":"$3"}}]}}})",
+      name, kHcmType, rds, kRouterType);
+}
+std::string Route(absl::string_view name, absl::string_view action) {
+  return absl::Substitute(
+      R"("$0":{"virtual_hosts":[{"name":"vh","domains":["svc"],
+  "routes":[{"match":{"prefix":""},"route":$1}]}]})",
+      name, action);
+}
+std::string Eds(absl::string_view name, int max_requests = 1024) {
+  return absl::Substitute(
+      R"("$0":{"type":"EDS","eds_cluster_config":{"eds_config":{"ads":{}}},
+  "lrs_server":{"self":{}},
+  "circuit_breakers":{"thresholds":[{"max_requests":$1}]}})",
+      name, max_requests);
+}
+std::string Dns(absl::string_view name, int port) {
+  return absl::Substitute(R"("$0":{"type":"LOGICAL_DNS","load_assignment":{
+  "endpoints":[{"lb_endpoints":[{"endpoint":{"address":{"socket_address":{
+  "address":"localhost","port_value":$1}}}}]}]}})",
+                          name, port);
+}
+std::string Aggregate(absl::string_view name,
+                      const std::vector<std::string>& children) {
+  return absl::Substitute(R"("$0":{"cluster_type":{
+  "name":"envoy.clusters.aggregate","typed_config":{
+  "@type":"type.googleapis.com/envoy.extensions.clusters.aggregate.v3.ClusterConfig",
+  "clusters":["$1"]}}})",
+                          name, absl::StrJoin(children, "\",\""));
+}
+// `ports` empty: a ClusterLoadAssignment with no endpoints.
+std::string Cla(absl::string_view name, const std::vector<int>& ports) {
+  std::vector<std::string> eps;
+  for (int p : ports) {
+    eps.push_back(absl::Substitute(
+        R"({"endpoint":{"address":{"socket_address":{"address":"127.0.0.1","port_value":$0}}}})",
+        p));
+  }
+  if (eps.empty()) return absl::Substitute(R"("$0":{})", name);
+  return absl::Substitute(
+      R"("$0":{"endpoints":[{"locality":{"region":"r1","zone":"z1"},
+  "load_balancing_weight":1,"lb_endpoints":[$1]}]})",
+      name, absl::StrJoin(eps, ","));
+}
+
+control_plane::Snapshot MakeSnapshot(const std::string& version,
+                                     const std::vector<std::string>& routes,
+                                     const std::vector<std::string>& clusters,
+                                     const std::vector<std::string>& clas) {
+  const std::string text = absl::StrCat(
+      R"({"version":")", version, R"(","resources":{)",
+      R"("envoy.config.listener.v3.Listener":{)", Listener("svc", "route"),
+      R"(},"envoy.config.route.v3.RouteConfiguration":{)",
+      absl::StrJoin(routes, ","), R"(},"envoy.config.cluster.v3.Cluster":{)",
+      absl::StrJoin(clusters, ","),
+      R"(},"envoy.config.endpoint.v3.ClusterLoadAssignment":{)",
+      absl::StrJoin(clas, ","), "}}}");
+  auto snapshot = control_plane::ParseSnapshot(text);
+  EXPECT_TRUE(snapshot.ok()) << snapshot.status() << "\n" << text;
+  return snapshot.ok() ? *std::move(snapshot) : control_plane::Snapshot{};
+}
+
+// HealthCheckRequest{service: "sleep:MS"}, serialized by hand.
+std::string SleepRequest(int ms) {
+  std::string service = absl::StrCat("sleep:", ms);
+  return absl::StrCat(std::string(1, '\x0a'),
+                      std::string(1, static_cast<char>(service.size())),
+                      service);
+}
+
+// A backend answering any method with an empty message, recording the
+// :authority each call carried.
+class AuthorityBackend : public grpc::CallbackGenericService {
+ public:
+  grpc::ServerGenericBidiReactor* CreateReactor(
+      grpc::GenericCallbackServerContext* ctx) override {
+    {
+      MutexLock lock(&mu_);
+      authorities_.push_back(ctx->host());
+    }
+    class Reactor : public grpc::ServerGenericBidiReactor {
+     public:
+      Reactor() {
+        grpc::Slice empty("");
+        response_ = grpc::ByteBuffer(&empty, 1);
+        StartRead(&request_);
+      }
+      void OnReadDone(bool ok) override {
+        if (!ok) {
+          Finish(grpc::Status::OK);
+          return;
+        }
+        StartWriteAndFinish(&response_, grpc::WriteOptions(), grpc::Status::OK);
+      }
+      void OnDone() override { delete this; }
+
+     private:
+      grpc::ByteBuffer request_, response_;
+    };
+    return new Reactor();
+  }
+  std::vector<std::string> authorities() {
+    MutexLock lock(&mu_);
+    return authorities_;
+  }
+
+ private:
+  Mutex mu_;
+  std::vector<std::string> authorities_ ABSL_GUARDED_BY(mu_);
+};
+
+class XdsChannelE2eTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    control_plane::ControlPlane::Options options;
+    cp_ = std::make_unique<control_plane::ControlPlane>(options);
+    absl::StatusOr<int> port = cp_->Start();
+    ASSERT_TRUE(port.ok()) << port.status();
+    auto bootstrap =
+        Bootstrap::Parse(absl::Substitute(
+                             R"({"xds_servers":[{"server_uri":"127.0.0.1:$0",
+  "channel_creds":[{"type":"insecure"}]}],"node":{"id":"channel-e2e"}})",
+                             *port),
+                         /*federation=*/false);
+    ASSERT_TRUE(bootstrap.ok()) << bootstrap.status();
+    bootstrap_ = *bootstrap;
+  }
+  std::unique_ptr<health_backend::HealthBackend> Backend(const std::string& id,
+                                                         int* port) {
+    auto b = std::make_unique<health_backend::HealthBackend>(id);
+    absl::StatusOr<int> p = b->Start("127.0.0.1:0");
+    EXPECT_TRUE(p.ok()) << p.status();
+    *port = p.ok() ? *p : 0;
+    return b;
+  }
+  std::unique_ptr<XdsChannel> Channel() {
+    auto ch = XdsChannel::Create(bootstrap_, "xds:///svc", {});
+    EXPECT_TRUE(ch.ok()) << ch.status();
+    return ch.ok() ? *std::move(ch) : nullptr;
+  }
+
+  std::unique_ptr<control_plane::ControlPlane> cp_;
+  std::shared_ptr<const Bootstrap> bootstrap_;
+};
+
+// The RPC loop of the failover scenario: one RPC every 2 ms, each with a
+// 5 s deadline, recording code and backend.
+class RpcLoop {
+ public:
+  explicit RpcLoop(XdsChannel* ch) : ch_(ch) {
+    thread_ = std::thread([this] {
+      while (!stop_.load()) {
+        GenericCallResult r =
+            GenericUnary(*ch_, kCheck, "", absl::Now() + absl::Seconds(5));
+        std::string backend = r.header("x-backend-id").value_or("none");
+        MutexLock lock(&mu_);
+        if (r.status.ok()) {
+          ++backends_[backend];
+          if (backend != last_backend_) {
+            switches_.push_back({backend, absl::Now()});
+            last_backend_ = backend;
+          }
+        } else {
+          failures_.push_back(absl::StrCat(r.status.error_code(), " ",
+                                           r.status.error_message()));
+        }
+        absl::SleepFor(absl::Milliseconds(2));
+      }
+    });
+  }
+  ~RpcLoop() { Stop(); }
+  void Stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+  // Waits until an RPC was served by `backend` after `since`; returns when.
+  std::optional<absl::Time> WaitForBackend(const std::string& backend,
+                                           absl::Time since,
+                                           absl::Duration timeout) {
+    const absl::Time end = absl::Now() + timeout;
+    while (absl::Now() < end) {
+      {
+        MutexLock lock(&mu_);
+        for (const auto& [b, t] : switches_) {
+          if (b == backend && t >= since) return t;
+        }
+      }
+      absl::SleepFor(absl::Milliseconds(1));
+    }
+    return std::nullopt;
+  }
+  std::vector<std::string> failures() {
+    MutexLock lock(&mu_);
+    return failures_;
+  }
+  std::map<std::string, int> backends() {
+    MutexLock lock(&mu_);
+    return backends_;
+  }
+
+ private:
+  XdsChannel* const ch_;
+  std::atomic<bool> stop_{false};
+  Mutex mu_;
+  std::map<std::string, int> backends_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::pair<std::string, absl::Time>> switches_
+      ABSL_GUARDED_BY(mu_);
+  std::string last_backend_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> failures_ ABSL_GUARDED_BY(mu_);
+  std::thread thread_;
+};
+
+// Issue 13 scenario (A37): aggregate [EDS primary, LOGICAL_DNS localhost
+// fallback]. The control plane empties the primary: RPCs move to the
+// fallback; the primary backend is then shut down. A new primary backend is
+// restored in EDS: RPCs move back. No RPC of the loop fails, twice over.
+TEST_F(XdsChannelE2eTest, AggregateFailoverAndFailbackWithoutFailures) {
+  int primary_port = 0, fallback_port = 0;
+  auto primary = Backend("primary", &primary_port);
+  auto fallback = Backend("fallback", &fallback_port);
+  const std::string route = Route("route", R"({"cluster":"agg"})");
+  const std::vector<std::string> clusters = {
+      Aggregate("agg", {"primary", "fallback"}), Eds("primary"),
+      Dns("fallback", fallback_port)};
+  int version = 1;
+  cp_->SetSnapshot(MakeSnapshot(absl::StrCat(version++), {route}, clusters,
+                                {Cla("primary", {primary_port})}));
+  auto ch = Channel();
+  ASSERT_NE(ch, nullptr);
+  RpcLoop loop(ch.get());
+  ASSERT_TRUE(
+      loop.WaitForBackend("primary", absl::InfinitePast(), absl::Seconds(10)));
+  for (int round = 0; round < 2; ++round) {
+    const absl::Time pushed = absl::Now();
+    cp_->SetSnapshot(MakeSnapshot(absl::StrCat(version++), {route}, clusters,
+                                  {Cla("primary", {})}));
+    auto at = loop.WaitForBackend("fallback", pushed, absl::Seconds(10));
+    ASSERT_TRUE(at.has_value()) << "round " << round;
+    std::cerr << "round " << round << ": failover push -> first fallback RPC "
+              << absl::FormatDuration(*at - pushed) << "\n";
+    primary->Shutdown();  // the failing priority's backend goes away
+    primary = Backend("primary", &primary_port);
+    const absl::Time restored = absl::Now();
+    cp_->SetSnapshot(MakeSnapshot(absl::StrCat(version++), {route}, clusters,
+                                  {Cla("primary", {primary_port})}));
+    at = loop.WaitForBackend("primary", restored, absl::Seconds(10));
+    ASSERT_TRUE(at.has_value()) << "round " << round;
+    std::cerr << "round " << round << ": restore push -> first primary RPC "
+              << absl::FormatDuration(*at - restored) << "\n";
+  }
+  loop.Stop();
+  EXPECT_EQ(loop.failures(), std::vector<std::string>{});
+  EXPECT_GT(loop.backends()["fallback"], 0);
+  EXPECT_GT(loop.backends()["primary"], 0);
+}
+
+// weighted_clusters 80/20 across two EDS clusters (A28 routing); 1,000 RPCs
+// land within +-6 % of the weights.
+TEST_F(XdsChannelE2eTest, WeightedClustersSplit) {
+  int a_port = 0, b_port = 0;
+  auto a = Backend("a", &a_port);
+  auto b = Backend("b", &b_port);
+  cp_->SetSnapshot(MakeSnapshot(
+      "1",
+      {Route("route",
+             R"({"weighted_clusters":{"clusters":[{"name":"ca","weight":80},
+                 {"name":"cb","weight":20}]}})")},
+      {Eds("ca"), Eds("cb")}, {Cla("ca", {a_port}), Cla("cb", {b_port})}));
+  auto ch = Channel();
+  ASSERT_NE(ch, nullptr);
+  std::map<std::string, int> backends;
+  for (int i = 0; i < 1000; ++i) {
+    GenericCallResult r =
+        GenericUnary(*ch, kCheck, "", absl::Now() + absl::Seconds(10));
+    ASSERT_TRUE(r.status.ok()) << r.status.error_message();
+    ++backends[r.header("x-backend-id").value_or("none")];
+  }
+  EXPECT_EQ(backends["a"] + backends["b"], 1000);
+  EXPECT_NEAR(backends["a"] / 1000.0, 0.8, 0.06);
+}
+
+// A47: the :authority of every RPC is the data-plane authority ("svc"), not
+// the endpoint address; the pick reports cluster, priority and locality.
+TEST_F(XdsChannelE2eTest, AuthorityAndPickInfo) {
+  AuthorityBackend service;
+  int port = 0;
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                           &port);
+  builder.RegisterCallbackGenericService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  ASSERT_NE(server, nullptr);
+  cp_->SetSnapshot(MakeSnapshot("1", {Route("route", R"({"cluster":"c"})")},
+                                {Eds("c")}, {Cla("c", {port})}));
+  auto ch = Channel();
+  ASSERT_NE(ch, nullptr);
+  EXPECT_EQ(ch->data_plane_authority(), "svc");
+  GenericCallResult r =
+      GenericUnary(*ch, kCheck, "", absl::Now() + absl::Seconds(10));
+  ASSERT_TRUE(r.status.ok()) << r.status.error_message();
+  EXPECT_EQ(r.cluster, "c");
+  EXPECT_EQ(r.priority, 0u);
+  EXPECT_EQ(r.locality.zone, "z1");
+  EXPECT_EQ(r.endpoint, absl::StrCat("127.0.0.1:", port));
+  EXPECT_EQ(service.authorities(), std::vector<std::string>{"svc"});
+  server->Shutdown();
+}
+
+// Circuit breaking with real calls in flight (max_requests 2), and the load
+// report the LRS server gets (A47 `self`): successes, the breaker's drops.
+TEST_F(XdsChannelE2eTest, CircuitBreakerAndLoadReport) {
+  int port = 0;
+  auto backend = Backend("b1", &port);
+  cp_->SetSnapshot(MakeSnapshot("1", {Route("route", R"({"cluster":"c"})")},
+                                {Eds("c", /*max_requests=*/2)},
+                                {Cla("c", {port})}));
+  auto ch = Channel();
+  ASSERT_NE(ch, nullptr);
+  ASSERT_TRUE(GenericUnary(*ch, kCheck, "", absl::Now() + absl::Seconds(10))
+                  .status.ok());
+  std::vector<std::thread> slow;
+  std::atomic<int> slow_ok{0};
+  for (int i = 0; i < 2; ++i) {
+    slow.emplace_back([&] {
+      if (GenericUnary(*ch, kCheck, SleepRequest(1500),
+                       absl::Now() + absl::Seconds(10))
+              .status.ok()) {
+        ++slow_ok;
+      }
+    });
+  }
+  absl::SleepFor(absl::Milliseconds(300));
+  GenericCallResult over =
+      GenericUnary(*ch, kCheck, "", absl::Now() + absl::Seconds(10));
+  EXPECT_EQ(over.status.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_NE(over.status.error_message().find("circuit breaker"),
+            std::string::npos);
+  for (auto& t : slow) t.join();
+  EXPECT_EQ(slow_ok.load(), 2);
+  // 3 successes, 1 drop, as the LRS server sees them.
+  uint64_t ok = 0, dropped = 0;
+  cp_->WaitForLoadReports(
+      [&](const std::vector<Json::Value>& reports) {
+        ok = 0;
+        dropped = 0;
+        for (const Json::Value& r : reports) {
+          for (const Json::Value& c : r["request"]["cluster_stats"]) {
+            dropped +=
+                std::stoull(c.get("total_dropped_requests", "0").asString());
+            for (const Json::Value& l : c["upstream_locality_stats"]) {
+              ok += std::stoull(
+                  l.get("total_successful_requests", "0").asString());
+            }
+          }
+        }
+        return ok == 3 && dropped == 1;
+      },
+      absl::Seconds(10));
+  EXPECT_EQ(ok, 3u);
+  EXPECT_EQ(dropped, 1u);
+}
+
+}  // namespace
+}  // namespace channel
+}  // namespace xdsfed
