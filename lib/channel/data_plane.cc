@@ -435,14 +435,6 @@ void DataPlane::ChoosePriorityLocked(ClusterLb& lb) {
   lb.current = -1;
   if (!lb.error.ok() || lb.assignments.empty()) return;
   const size_t n = lb.assignments.size();
-  auto set_current = [&](size_t p, bool deactivate_lower) {
-    lb.current = static_cast<int>(p);
-    if (!deactivate_lower) return;
-    for (size_t i = p + 1; i < n; ++i) {
-      auto it = lb.children.find(lb.assignments[i].child_name);
-      if (it != lb.children.end()) DeactivateLocked(lb, *it->second);
-    }
-  };
   for (size_t p = 0; p < n; ++p) {
     auto it = lb.children.find(lb.assignments[p].child_name);
     Child* child = nullptr;
@@ -457,11 +449,11 @@ void DataPlane::ChoosePriorityLocked(ClusterLb& lb) {
     }
     if (child->reported == Connectivity::kReady ||
         child->reported == Connectivity::kIdle) {
-      set_current(p, true);
+      SetCurrentPriorityLocked(lb, p, true);
       return;
     }
     if (child->failover_token != 0) {
-      set_current(p, false);
+      SetCurrentPriorityLocked(lb, p, false);
       return;
     }
   }
@@ -469,11 +461,21 @@ void DataPlane::ChoosePriorityLocked(ClusterLb& lb) {
     auto it = lb.children.find(lb.assignments[p].child_name);
     if (it != lb.children.end() &&
         it->second->reported == Connectivity::kConnecting) {
-      set_current(p, false);
+      SetCurrentPriorityLocked(lb, p, false);
       return;
     }
   }
-  set_current(n - 1, false);
+  SetCurrentPriorityLocked(lb, n - 1, false);
+}
+
+void DataPlane::SetCurrentPriorityLocked(ClusterLb& lb, size_t p,
+                                         bool deactivate_lower) {
+  lb.current = static_cast<int>(p);
+  if (!deactivate_lower) return;
+  for (size_t i = p + 1; i < lb.assignments.size(); ++i) {
+    auto it = lb.children.find(lb.assignments[i].child_name);
+    if (it != lb.children.end()) DeactivateLocked(lb, *it->second);
+  }
 }
 
 void DataPlane::DeactivateLocked(ClusterLb& lb, Child& child) {

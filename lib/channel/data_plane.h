@@ -141,6 +141,8 @@ class DataPlane : public std::enable_shared_from_this<DataPlane> {
   void OnChildStateLocked(ClusterLb& lb, Child& child, Connectivity state)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool RefreshStatesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SetCurrentPriorityLocked(ClusterLb& lb, size_t p, bool deactivate_lower)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void DeactivateLocked(ClusterLb& lb, Child& child)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReactivateLocked(Child& child) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

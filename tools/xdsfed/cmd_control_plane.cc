@@ -3,13 +3,20 @@
 // management server (tools/control_plane) serving a snapshot file until
 // SIGINT or SIGTERM (../shared/CLI.md), over TLS (mutual TLS with
 // --tls-client-ca) when given a certificate; certificate files are re-read
-// every second.
+// every second. --health-backends ID@HOST:PORT,... also runs one
+// grpc.health.v1 backend per entry in the process (tools/health_backend:
+// x-backend-id ID) for data-plane checks; the first line lists where they
+// listen ("health_backends":{"ID":"HOST:PORT"}).
 #include <signal.h>
 
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "tools/control_plane/control_plane.h"
+#include "tools/health_backend/health_backend.h"
 #include "tools/xdsfed/cli.h"
 
 namespace xdsfed::cli {
@@ -17,7 +24,8 @@ namespace {
 
 constexpr absl::string_view kUsage =
     "usage: xdsfed control-plane --listen HOST:PORT --snapshot FILE "
-    "[--log FILE] [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]";
+    "[--log FILE] [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]] "
+    "[--health-backends ID@HOST:PORT,...]";
 
 int RunControlPlane(Context& context) {
   bool missing = false;
@@ -33,6 +41,15 @@ int RunControlPlane(Context& context) {
       TakeFlag(&context.args, "--tls-key", &missing);
   std::optional<std::string> tls_client_ca =
       TakeFlag(&context.args, "--tls-client-ca", &missing);
+  std::vector<std::pair<std::string, std::string>> backend_flags;
+  if (auto list = TakeFlag(&context.args, "--health-backends", &missing)) {
+    for (absl::string_view b : absl::StrSplit(*list, ',')) {
+      const size_t at = b.find('@');
+      if (at == absl::string_view::npos || at == 0) return UsageError(kUsage);
+      backend_flags.emplace_back(std::string(b.substr(0, at)),
+                                 std::string(b.substr(at + 1)));
+    }
+  }
   if (missing || !listen.has_value() || !snapshot_file.has_value() ||
       !context.args.empty() || tls_cert.has_value() != tls_key.has_value() ||
       (tls_client_ca.has_value() && !tls_cert.has_value())) {
@@ -87,6 +104,19 @@ int RunControlPlane(Context& context) {
     // problem (or the file changed under us).
     return UsageError(port.status().message());
   }
+  std::vector<std::unique_ptr<health_backend::HealthBackend>> backends;
+  Json::Value backend_addresses(Json::objectValue);
+  for (const auto& [id, address] : backend_flags) {
+    auto backend = std::make_unique<health_backend::HealthBackend>(id);
+    absl::StatusOr<int> backend_port = backend->Start(address);
+    if (!backend_port.ok()) {
+      return UsageError(absl::StrCat("--health-backend ", id, "@", address,
+                                     ": ", backend_port.status().message()));
+    }
+    backend_addresses[id] =
+        absl::StrCat(address.substr(0, address.rfind(':')), ":", *backend_port);
+    backends.push_back(std::move(backend));
+  }
   const size_t colon = listen->rfind(':');
   const std::string host =
       colon == std::string::npos ? *listen : listen->substr(0, colon);
@@ -99,20 +129,22 @@ int RunControlPlane(Context& context) {
   out["tls"] = !options.tls.cert_file.empty()
                    ? (options.tls.client_ca_file.empty() ? "tls" : "mtls")
                    : "none";
+  if (!backends.empty()) out["health_backends"] = backend_addresses;
   PrintJson(out);
   std::fflush(stdout);
 
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);
   server.Shutdown();
+  for (auto& b : backends) b->Shutdown();
   return kExitValid;
 }
 
 XDSFED_REGISTER_COMMAND("control-plane", RunControlPlane,
                         "control-plane --listen HOST:PORT --snapshot FILE "
                         "[--log FILE] [--tls-cert FILE --tls-key FILE "
-                        "[--tls-client-ca FILE]]  serve a snapshot over ADS "
-                        "and LRS");
+                        "[--tls-client-ca FILE]] [--health-backends "
+                        "ID@HOST:PORT,...]  serve a snapshot over ADS and LRS");
 
 }  // namespace
 }  // namespace xdsfed::cli
