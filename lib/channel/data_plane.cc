@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/cluster/lb_config.h"
+#include "lib/routing/route_table.h"
 
 namespace xdsfed {
 namespace channel {
@@ -28,6 +29,31 @@ uint64_t NextRandom() {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
+}
+
+// The RPC's metadata as routing's HeaderLookup wants it: the value, or the
+// values of a repeated header joined with "," in *scratch (A28).
+std::optional<absl::string_view> LookupHeader(
+    absl::Span<const MetadataEntry> metadata, absl::string_view name,
+    std::string* scratch) {
+  const MetadataEntry* first = nullptr;
+  bool joined = false;
+  for (const auto& entry : metadata) {
+    if (entry.first != name) continue;
+    if (first == nullptr) {
+      first = &entry;
+      continue;
+    }
+    if (!joined) {
+      scratch->assign(first->second.data(), first->second.size());
+      joined = true;
+    }
+    scratch->push_back(',');
+    scratch->append(entry.second.data(), entry.second.size());
+  }
+  if (first == nullptr) return std::nullopt;
+  if (joined) return absl::string_view(*scratch);
+  return first->second;
 }
 
 PickResult Failed(absl::Status status) {
@@ -105,6 +131,7 @@ struct DataPlane::Picker {
   bool has_config = false;
   absl::Status status;
   std::shared_ptr<const xds_config::XdsConfig> config;
+  std::shared_ptr<const routing::RouteTable> routes;  // compiled vhost
   absl::flat_hash_map<std::string, std::unique_ptr<Cluster>> clusters;
 };
 
@@ -178,8 +205,32 @@ void DataPlane::Update(std::shared_ptr<const xds_config::XdsConfig> config) {
     return;
   }
   config_ = config;
-  std::set<std::string> names;
+  routes_.reset();
   if (config->status.ok()) {
+    // Compiled once per route configuration (RE2 objects included) and
+    // shared by pickers; an EDS-only update keeps the table.
+    if (routes_source_ == config->route_config &&
+        routes_vhost_ == config->virtual_host && compiled_routes_ != nullptr) {
+      routes_ = compiled_routes_;
+    } else {
+      absl::StatusOr<routing::RouteTable> table = routing::RouteTable::Build(
+          std::shared_ptr<const resources::VirtualHost>(config->route_config,
+                                                        config->virtual_host));
+      if (table.ok()) {
+        routes_ =
+            std::make_shared<const routing::RouteTable>(*std::move(table));
+        compiled_routes_ = routes_;
+        routes_source_ = config->route_config;
+        routes_vhost_ = config->virtual_host;
+      } else {
+        auto failed = std::make_shared<xds_config::XdsConfig>(*config);
+        failed->status = absl::UnavailableError(table.status().message());
+        config_ = failed;
+      }
+    }
+  }
+  std::set<std::string> names;
+  if (config_->status.ok()) {
     config->clusters.ForEach(
         [&](const xds_config::ClusterConfig& c) { names.insert(c.name); });
   }
@@ -555,6 +606,7 @@ void DataPlane::PublishLocked() {
   if (config_ != nullptr) {
     picker->config = config_;
     picker->status = config_->status;
+    picker->routes = routes_;
   }
   for (const auto& [name, lb] : clusters_) {
     auto pc = std::make_unique<Picker::Cluster>();
@@ -648,8 +700,14 @@ PickResult DataPlane::TryPick(const PickArgs& args, bool* queued) const {
   if (!picker->status.ok()) {
     return Failed(absl::UnavailableError(picker->status.message()));
   }
-  const resources::Route* route = SelectRoute(
-      *picker->config->virtual_host, args.path, args.metadata, NextRandom());
+  // Reused per thread: a repeated header's joined value needs a buffer.
+  thread_local std::string scratch;
+  const resources::Route* route = picker->routes->Match(
+      args.path,
+      [&args](absl::string_view name, std::string* s) {
+        return LookupHeader(args.metadata, name, s);
+      },
+      routing::ThreadLocalRandom, &scratch);
   if (route == nullptr) {
     return Failed(absl::UnavailableError(
         absl::StrCat("no matching route for ", args.path)));
@@ -660,7 +718,8 @@ PickResult DataPlane::TryPick(const PickArgs& args, bool* queued) const {
         absl::StrCat("matching route for ", args.path,
                      " has no cluster action (not a forwarding route)")));
   }
-  absl::string_view cluster_name = SelectCluster(*action, NextRandom());
+  const std::string& cluster_name =
+      routing::PickCluster(*action, routing::ThreadLocalRandom);
   auto it = picker->clusters.find(cluster_name);
   if (it == picker->clusters.end()) {
     return Failed(absl::UnavailableError(

@@ -33,6 +33,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -44,14 +45,21 @@
 #include "lib/base/mutex.h"
 #include "lib/channel/call_tracker.h"
 #include "lib/channel/endpoint.h"
-#include "lib/channel/route_select.h"
 #include "lib/client/timer.h"
 #include "lib/lrs/call_counter.h"
 #include "lib/lrs/lrs_client.h"
 #include "lib/xds_config/xds_config.h"
 
 namespace xdsfed {
+
+namespace routing {
+class RouteTable;
+}  // namespace routing
+
 namespace channel {
+
+// One request header (lower-case name) an RPC carries, for header matchers.
+using MetadataEntry = std::pair<absl::string_view, absl::string_view>;
 
 struct PickArgs {
   absl::string_view path;  // "/package.Service/Method"
@@ -164,6 +172,13 @@ class DataPlane : public std::enable_shared_from_this<DataPlane> {
   mutable std::condition_variable_any picker_changed_;
   bool shutdown_ ABSL_GUARDED_BY(mu_) = false;
   std::shared_ptr<const xds_config::XdsConfig> config_ ABSL_GUARDED_BY(mu_);
+  // The current virtual host's compiled routes, and what they came from.
+  std::shared_ptr<const routing::RouteTable> routes_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<const routing::RouteTable> compiled_routes_
+      ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<const resources::RouteConfig> routes_source_
+      ABSL_GUARDED_BY(mu_);
+  const resources::VirtualHost* routes_vhost_ ABSL_GUARDED_BY(mu_) = nullptr;
   std::map<std::string, std::unique_ptr<ClusterLb>> clusters_
       ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, std::weak_ptr<Endpoint>> endpoints_

@@ -227,6 +227,49 @@ TEST_F(DataPlaneTest, RouteByPathPrefix) {
   EXPECT_EQ(PickOnce("/b.S/M"), "y:1");
 }
 
+// Routing through lib/routing (A28): header matchers see the pick's
+// metadata, repeated values joined with ","; safe_regex paths via RE2.
+TEST_F(DataPlaneTest, RouteByHeadersAndRegex) {
+  Start(C::kReady);
+  auto config = Config({{"/", "y"}},
+                       {Cluster("x", {EdsLeaf("x", {{{"z", 1, {"x:1"}}}})}),
+                        Cluster("y", {EdsLeaf("y", {{{"z", 1, {"y:1"}}}})}),
+                        Cluster("r", {EdsLeaf("r", {{{"z", 1, {"r:1"}}}})})});
+  auto rc = std::make_shared<resources::RouteConfig>(*config->route_config);
+  auto& routes = rc->virtual_hosts[0].routes;
+  resources::Route by_header = routes[0];
+  resources::HeaderMatch h;
+  h.name = "x-user";
+  h.string_match.type = resources::StringMatch::Type::kExact;
+  h.string_match.value = "alice,bob";
+  by_header.match.headers.push_back(h);
+  std::get<resources::RouteAction>(by_header.action).cluster = "x";
+  resources::Route by_regex = routes[0];
+  by_regex.match.path.type = resources::StringMatch::Type::kSafeRegex;
+  by_regex.match.path.value = "/re[0-9]+/M";
+  std::get<resources::RouteAction>(by_regex.action).cluster = "r";
+  routes.insert(routes.begin(), {by_header, by_regex});
+  auto with_rc = std::make_shared<xds_config::XdsConfig>(*config);
+  with_rc->route_config = rc;
+  with_rc->virtual_host = &rc->virtual_hosts[0];
+  dp_->Update(with_rc);
+  struct Case {
+    std::vector<MetadataEntry> metadata;
+    std::string path, want;
+  } cases[] = {
+      {{{"x-user", "alice"}, {"x-user", "bob"}}, "/s/M", "x:1"},
+      {{{"x-user", "alice"}}, "/s/M", "y:1"},
+      {{}, "/re42/M", "r:1"},
+      {{}, "/reX/M", "y:1"},
+  };
+  for (const auto& c : cases) {
+    bool queued = false;
+    PickResult r = dp_->TryPick({c.path, c.metadata}, &queued);
+    ASSERT_TRUE(r.status.ok()) << r.status;
+    EXPECT_EQ(r.endpoint->address(), c.want) << c.path;
+  }
+}
+
 TEST_F(DataPlaneTest, FailuresNameTheirReason) {
   Start(C::kReady);
   struct Case {
