@@ -35,6 +35,9 @@ std::shared_ptr<const ChainRoutes> ChainRoutes::Build(
   // One compiled table per RDS name, however many chains use it.
   std::map<std::string, Entry> by_rds;
   std::vector<std::string> keys;
+  // Distinct inline configs so far, with the entry index compiled for each.
+  std::vector<std::pair<std::shared_ptr<const resources::RouteConfig>, size_t>>
+      inline_seen;
   auto add = [&](const resources::FilterChainData& chain, size_t index) {
     const auto& rc = chain.http_connection_manager.route_config;
     if (const auto* rds =
@@ -72,9 +75,20 @@ std::shared_ptr<const ChainRoutes> ChainRoutes::Build(
       out->entries_.push_back(std::move(entry));
       return;
     }
-    keys.push_back(absl::StrCat("inline:", index));
     const auto& inline_rc = std::get<resources::RouteConfig>(rc);
+    // Chains often repeat one inline config: compile each distinct value
+    // once (bounded look-back keeps this linear for all-distinct configs).
+    for (size_t i = inline_seen.size();
+         i-- > 0 && i + 16 >= inline_seen.size();) {
+      if (*inline_seen[i].first == inline_rc) {
+        keys.push_back(absl::StrCat("inline:", inline_seen[i].second));
+        out->entries_.push_back(out->entries_[inline_seen[i].second]);
+        return;
+      }
+    }
+    keys.push_back(absl::StrCat("inline:", index));
     auto shared = std::make_shared<const resources::RouteConfig>(inline_rc);
+    inline_seen.emplace_back(shared, out->entries_.size());
     Entry entry;
     auto table = routing::RouteConfigTable::Build(shared);
     const std::string where = absl::StrCat(

@@ -2,83 +2,134 @@
 
 #include <arpa/inet.h>
 
-#include <array>
-#include <cstdint>
-#include <vector>
+#include <algorithm>
 
 namespace xdsfed::server {
 namespace {
 
-using resources::CidrRange;
 using resources::ConnectionSourceType;
-using resources::FilterChainMap;
 
-bool Contains(const CidrRange& range, const SocketAddress& addr) {
-  if (range.ipv6 != addr.ipv6) return false;
-  std::array<uint8_t, 16> prefix{};
-  if (inet_pton(range.ipv6 ? AF_INET6 : AF_INET, range.address_prefix.c_str(),
-                prefix.data()) != 1) {
-    return false;
-  }
-  uint32_t bits = range.prefix_len;
-  for (size_t i = 0; bits > 0; ++i, bits = bits >= 8 ? bits - 8 : 0) {
-    uint8_t mask = bits >= 8 ? 0xff : static_cast<uint8_t>(0xff << (8 - bits));
-    if ((prefix[i] & mask) != (addr.ip[i] & mask)) return false;
-  }
-  return true;
-}
-
-// The entry with the longest matching prefix (nullopt = /0, matches all);
-// null if none matches.
-template <typename T>
-const T* MostSpecific(const std::vector<T>& entries, const SocketAddress& a) {
-  const T* best = nullptr;
-  int best_len = -1;
-  for (const T& e : entries) {
-    int len = 0;
-    if (e.prefix_range.has_value()) {
-      if (!Contains(*e.prefix_range, a)) continue;
-      len = static_cast<int>(e.prefix_range->prefix_len);
-    }
-    if (len > best_len) {
-      best = &e;
-      best_len = len;
-    }
-  }
-  return best;
-}
-
-std::optional<size_t> FromSourceIps(
-    const std::vector<FilterChainMap::SourceIp>& source_ips,
-    const SocketAddress& source) {
-  const FilterChainMap::SourceIp* s = MostSpecific(source_ips, source);
-  if (s == nullptr) return std::nullopt;
-  auto it = s->ports.find(source.port);
-  if (it == s->ports.end()) it = s->ports.find(0);
-  if (it == s->ports.end()) return std::nullopt;
-  return it->second;
-}
+// Bit 8 of the length tells IPv6 from IPv4 in by_length.
+constexpr uint32_t kV6Bit = 0x100;
 
 }  // namespace
 
-std::optional<size_t> SelectFilterChain(const FilterChainMap& map,
-                                        const SocketAddress& destination,
-                                        const SocketAddress& source) {
-  const FilterChainMap::DestinationIp* d =
-      MostSpecific(map.destination_ips, destination);
-  if (d == nullptr) return std::nullopt;
-  const auto& types = d->source_types;
+void CompiledFilterChainMap::PrefixIndex::Add(
+    const std::optional<resources::CidrRange>& range, size_t value) {
+  if (!range.has_value()) {
+    any = value;
+    return;
+  }
+  Key key;
+  key.ipv6 = range->ipv6;
+  if (inet_pton(range->ipv6 ? AF_INET6 : AF_INET, range->address_prefix.c_str(),
+                key.ip.data()) != 1) {
+    return;  // validated ranges always parse; a bad one matches nothing
+  }
+  const uint32_t len =
+      std::min<uint32_t>(range->prefix_len, range->ipv6 ? 128 : 32);
+  // Ranges arrive normalized (masked); mask again so the key is canonical.
+  for (uint32_t bit = len; bit < 128; ++bit) {
+    key.ip[bit / 8] &= static_cast<uint8_t>(~(0x80u >> (bit % 8)));
+  }
+  const uint32_t tagged = len | (range->ipv6 ? kV6Bit : 0);
+  for (auto& [l, map] : by_length) {
+    if (l == tagged) {
+      map.emplace(key, value);
+      return;
+    }
+  }
+  by_length.emplace_back(tagged, absl::flat_hash_map<Key, size_t>());
+  by_length.back().second.emplace(key, value);
+}
+
+void CompiledFilterChainMap::PrefixIndex::Finish() {
+  std::sort(by_length.begin(), by_length.end(),
+            [](const auto& a, const auto& b) {
+              return (a.first & 0xff) > (b.first & 0xff);
+            });
+}
+
+std::optional<size_t> CompiledFilterChainMap::PrefixIndex::Find(
+    const SocketAddress& a) const {
+  for (const auto& [tagged, map] : by_length) {
+    if (((tagged & kV6Bit) != 0) != a.ipv6) continue;
+    const uint32_t len = tagged & 0xff;
+    Key key;
+    key.ipv6 = a.ipv6;
+    const uint32_t bytes = len / 8;
+    for (uint32_t i = 0; i < bytes; ++i) key.ip[i] = a.ip[i];
+    if (len % 8 != 0) {
+      key.ip[bytes] =
+          static_cast<uint8_t>(a.ip[bytes] & (0xff << (8 - len % 8)));
+    }
+    auto it = map.find(key);
+    if (it != map.end()) return it->second;
+  }
+  return any;
+}
+
+CompiledFilterChainMap::CompiledFilterChainMap(
+    const resources::FilterChainMap& map) {
+  destinations_.reserve(map.destination_ips.size());
+  for (size_t d = 0; d < map.destination_ips.size(); ++d) {
+    const auto& in = map.destination_ips[d];
+    destination_index_.Add(in.prefix_range, d);
+    DestinationIp out;
+    for (size_t t = 0; t < in.source_types.size(); ++t) {
+      SourceIps& ips = out.source_types[t];
+      for (const auto& s : in.source_types[t]) {
+        ips.index.Add(s.prefix_range, ips.entries.size());
+        SourceIp ip;
+        ip.ports.assign(s.ports.begin(), s.ports.end());  // std::map: sorted
+        ips.entries.push_back(std::move(ip));
+      }
+      ips.index.Finish();
+    }
+    destinations_.push_back(std::move(out));
+  }
+  destination_index_.Finish();
+}
+
+std::optional<size_t> CompiledFilterChainMap::FromSourceIps(
+    const SourceIps& ips, const SocketAddress& source) {
+  std::optional<size_t> e = ips.index.Find(source);
+  if (!e.has_value()) return std::nullopt;
+  const auto& ports = ips.entries[*e].ports;
+  auto find = [&](uint32_t port) -> const std::pair<uint32_t, size_t>* {
+    auto it = std::lower_bound(ports.begin(), ports.end(), port,
+                               [](const std::pair<uint32_t, size_t>& p,
+                                  uint32_t v) { return p.first < v; });
+    return it != ports.end() && it->first == port ? &*it : nullptr;
+  };
+  const auto* hit = find(source.port);
+  if (hit == nullptr) hit = find(0);
+  if (hit == nullptr) return std::nullopt;
+  return hit->second;
+}
+
+std::optional<size_t> CompiledFilterChainMap::Select(
+    const SocketAddress& destination, const SocketAddress& source) const {
+  std::optional<size_t> d = destination_index_.Find(destination);
+  if (!d.has_value()) return std::nullopt;
+  const auto& types = destinations_[*d].source_types;
+  constexpr size_t kAny = static_cast<size_t>(ConnectionSourceType::kAny);
   constexpr size_t kSame =
       static_cast<size_t>(ConnectionSourceType::kSameIpOrLoopback);
   constexpr size_t kExternal =
       static_cast<size_t>(ConnectionSourceType::kExternal);
   // As C-core: ANY is used only when no chain names a specific type.
-  if (types[kSame].empty() && types[kExternal].empty()) {
-    return FromSourceIps(types[static_cast<size_t>(ConnectionSourceType::kAny)],
-                         source);
+  if (types[kSame].entries.empty() && types[kExternal].entries.empty()) {
+    return FromSourceIps(types[kAny], source);
   }
-  bool same = source.IsLoopback() || source.SameIp(destination);
+  const bool same = source.IsLoopback() || source.SameIp(destination);
   return FromSourceIps(types[same ? kSame : kExternal], source);
+}
+
+std::optional<size_t> SelectFilterChain(const resources::FilterChainMap& map,
+                                        const SocketAddress& destination,
+                                        const SocketAddress& source) {
+  return CompiledFilterChainMap(map).Select(destination, source);
 }
 
 }  // namespace xdsfed::server

@@ -7,7 +7,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "grpcpp/support/server_interceptor.h"
-#include "lib/server/filter_chain_select.h"
 
 namespace xdsfed::server {
 namespace {
@@ -94,6 +93,8 @@ Generation::Generation(uint64_t id,
                        SocketAddress listening_address)
     : id_(id), config_(std::move(c)), listening_address_(listening_address) {
   listener_ = &std::get<resources::ServerListener>(config_->listener->listener);
+  chain_map_ =
+      std::make_unique<CompiledFilterChainMap>(listener_->filter_chain_map);
 }
 
 absl::StatusOr<std::unique_ptr<Generation>> Generation::Start(
@@ -193,8 +194,7 @@ size_t Generation::ChainForPeer(absl::string_view peer) {
   if (it != chain_by_peer_.end()) return it->second;
   std::optional<SocketAddress> source = ParsePeer(peer);
   if (source.has_value()) {
-    std::optional<size_t> i = SelectFilterChain(listener_->filter_chain_map,
-                                                listening_address_, *source);
+    std::optional<size_t> i = chain_map_->Select(listening_address_, *source);
     if (i.has_value()) return *i;
   }
   return listener_->filter_chains.size();  // the default chain

@@ -18,6 +18,7 @@
 #include "lib/base/mutex.h"
 #include "lib/resources/listener.h"
 #include "lib/server/chain_routes.h"
+#include "lib/server/filter_chain_select.h"
 #include "lib/server/socket_address.h"
 #include "lib/xds_config/xds_config.h"
 
@@ -44,6 +45,8 @@ class Generation {
 
   uint64_t id() const { return id_; }
   const resources::ServerListener& listener() const { return *listener_; }
+  // The Listener's filter chain map, compiled (A36 §FilterChainMatch).
+  const CompiledFilterChainMap& chain_map() const { return *chain_map_; }
   const std::shared_ptr<const resources::Listener>& listener_resource() const {
     return config_->listener;
   }
@@ -80,6 +83,7 @@ class Generation {
   const uint64_t id_;
   const std::shared_ptr<const xds_config::ServerConfig> config_;
   const resources::ServerListener* listener_ = nullptr;
+  std::unique_ptr<const CompiledFilterChainMap> chain_map_;
   std::unique_ptr<grpc::experimental::ExternalConnectionAcceptor> acceptor_;
   const SocketAddress listening_address_;
   std::unique_ptr<grpc::Server> server_;

@@ -22,7 +22,6 @@
 #include "lib/base/mutex.h"
 #include "lib/bootstrap/target_resolver.h"
 #include "lib/client/xds_client.h"
-#include "lib/server/filter_chain_select.h"
 #include "lib/server/generation.h"
 #include "lib/server/socket_address.h"
 #include "lib/transport/grpc_transport.h"
@@ -303,7 +302,7 @@ class XdsServer::Impl : public std::enable_shared_from_this<Impl> {
     if (g != nullptr && source.ok() && destination.ok()) {
       const resources::ServerListener& l = g->listener();
       std::optional<size_t> index =
-          SelectFilterChain(l.filter_chain_map, *destination, *source);
+          g->chain_map().Select(*destination, *source);
       if (index.has_value() && *index < l.filter_chains.size()) {
         chain = &l.filter_chains[*index];
         chain_index = *index;

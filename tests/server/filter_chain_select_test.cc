@@ -124,5 +124,25 @@ TEST(SelectFilterChain, SpecificSourceTypeHidesAny) {
   EXPECT_EQ(Selected(*listener, "10.0.0.1:80", "127.0.0.1:1"), "default");
 }
 
+// Longest source prefix among several lengths and both families.
+TEST(SelectFilterChain, LongestSourcePrefixAcrossLengths) {
+  auto src = [](absl::string_view ip, int len) {
+    return absl::Substitute(
+        R"({"source_prefix_ranges":[{"address_prefix":"$0","prefix_len":$1}]})",
+        ip, len);
+  };
+  auto listener = Decode(absl::StrCat(Chain("s16", src("192.168.0.0", 16)), ",",
+                                      Chain("s24", src("192.168.7.0", 24)), ",",
+                                      Chain("s32", src("192.168.7.9", 32)), ",",
+                                      Chain("v6-24", src("fd00::", 24))));
+  ASSERT_NE(listener, nullptr);
+  EXPECT_EQ(Selected(*listener, "10.0.0.1:80", "192.168.1.1:1"), "s16");
+  EXPECT_EQ(Selected(*listener, "10.0.0.1:80", "192.168.7.1:1"), "s24");
+  EXPECT_EQ(Selected(*listener, "10.0.0.1:80", "192.168.7.9:1"), "s32");
+  EXPECT_EQ(Selected(*listener, "10.0.0.1:80", "192.169.0.1:1"), "default");
+  EXPECT_EQ(Selected(*listener, "[fd00::1]:80", "[fd00:0:1::5]:1"), "v6-24");
+  EXPECT_EQ(Selected(*listener, "[fd00::1]:80", "[fd01::5]:1"), "default");
+}
+
 }  // namespace
 }  // namespace xdsfed::server
