@@ -12,7 +12,7 @@ PACKAGES=(
   protobuf-compiler-grpc libabsl-dev libjsoncpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libre2-dev
-  openssl
+  openssl libssl-dev
 )
 
 missing=()

@@ -29,6 +29,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/notification.h"
@@ -39,6 +40,7 @@
 #include "grpcpp/security/tls_certificate_provider.h"
 #include "grpcpp/security/tls_credentials_options.h"
 #include "lib/base/mutex.h"
+#include "lib/transport/tls_diagnosis.h"
 
 namespace xdsfed::transport {
 namespace {
@@ -327,6 +329,9 @@ struct Watcher {
   std::string server_uri;
   absl::Duration poll_interval;
   absl::Duration probe_timeout;
+  // Why a "tls" server's certificate was rejected (tls_diagnosis.h); empty
+  // for other creds types.
+  std::function<std::string()> diagnose_certificate;
   std::atomic<bool> stop{false};
 
   // grpc++ gives a channel's state but not why it failed. A call that is
@@ -357,7 +362,16 @@ struct Watcher {
         status.error_message().empty()) {
       return "";
     }
-    return absl::StrCat(": ", status.error_message());
+    std::string reason = absl::StrCat(": ", status.error_message());
+    // gRPC's words for a rejected server certificate (OpenSSL's, and its
+    // own host name verifier's) do not say what was wrong with it.
+    if (diagnose_certificate &&
+        (absl::StrContains(reason, "certificate verify failed") ||
+         absl::StrContains(reason, "Hostname Verification Check failed"))) {
+      const std::string why = diagnose_certificate();
+      if (!why.empty()) absl::StrAppend(&reason, "; ", why);
+    }
+    return reason;
   }
 
   void Run() {
@@ -482,6 +496,13 @@ GrpcXdsTransportFactory::Create(
   watcher->server_uri = server.server_uri();
   watcher->poll_interval = options_.state_poll_interval;
   watcher->probe_timeout = options_.failure_probe_timeout;
+  if (server.channel_creds_type() == "tls" &&
+      options_.tls_diagnosis_timeout > absl::ZeroDuration()) {
+    watcher->diagnose_certificate = [server,
+                                     timeout = options_.tls_diagnosis_timeout] {
+      return DiagnoseServerCertificate(server, timeout);
+    };
+  }
   std::shared_ptr<grpc::Channel> channel = watcher->channel;
   return std::make_unique<GrpcXdsTransport>(std::move(channel),
                                             std::move(watcher));

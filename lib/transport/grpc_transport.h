@@ -55,6 +55,12 @@ struct GrpcTransportOptions {
   // How long the connectivity watcher waits for the probe call that learns
   // why the channel failed (see Create).
   absl::Duration failure_probe_timeout = absl::Seconds(1);
+  // When the failure is a rejected server certificate ("tls" creds), how
+  // long the diagnostic handshake that says why (expired, not from a CA of
+  // ca_certificate_file, not valid for the host; tls_diagnosis.h) may take.
+  // It runs once each time the channel enters TRANSIENT_FAILURE, on the
+  // watcher thread. Zero: no diagnosis.
+  absl::Duration tls_diagnosis_timeout = absl::Seconds(1);
 };
 
 // The channel credentials a server's selected creds type asks for:
@@ -81,8 +87,9 @@ class GrpcXdsTransportFactory : public client::XdsTransportFactory {
   // the channel enters TRANSIENT_FAILURE: kUnavailable naming the server and,
   // when grpc++ tells it, why ("xds channel to HOST:PORT is in
   // TRANSIENT_FAILURE: failed to connect to all addresses; last error: ...
-  // Tls handshake failed: ... certificate verify failed"). It may destroy
-  // the transport.
+  // Tls handshake failed: ... certificate verify failed; the server's
+  // certificate \"CN=cp\" expired at 2026-11-24T10:51:05Z (OpenSSL:
+  // certificate has expired)"). It may destroy the transport.
   // Streaming calls are wait-for-ready (as C-core's ADS and LRS calls): one
   // started while the server is unreachable waits for the channel to
   // connect instead of failing, and there is no plaintext fallback.
