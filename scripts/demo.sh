@@ -2,7 +2,9 @@
 # The main job: set up, build, and run `xdsfed demo`: two embedded control
 # planes serve the two authorities of the gRFC A47 "Multiple Authorities"
 # bootstrap, and an XdsClient follows Listener -> RouteConfiguration ->
-# Cluster -> ClusterLoadAssignment across both.
+# Cluster -> ClusterLoadAssignment across both; real RPCs then go through an
+# XdsChannel to loopback health backends (circuit breaker, load report,
+# failover to the LOGICAL_DNS fallback and back).
 # stdout carries only the demo's JSON lines (one object per line, each with
 # "step"), so `scripts/demo.sh | jq .` works; setup, apt and build output go
 # to stderr.

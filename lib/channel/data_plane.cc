@@ -120,6 +120,7 @@ struct DataPlane::Picker {
     Mode mode = Mode::kQueue;
     absl::Status error;
     size_t priority = 0;
+    std::string leaf_cluster;
     bool pick_first = false;
     uint32_t max_requests = lrs::kDefaultMaxConcurrentRequests;
     std::shared_ptr<lrs::CallCounter> counter;
@@ -624,6 +625,7 @@ void DataPlane::PublishLocked() {
           *lb->children.at(lb->assignments[lb->current].child_name);
       pc->priority = static_cast<size_t>(lb->current);
       pc->pick_first = child.logical_dns;
+      pc->leaf_cluster = child.cluster;
       pc->max_requests = child.max_requests;
       pc->counter = child.counter;
       pc->drop_stats = child.drop_stats;
@@ -769,6 +771,7 @@ PickResult DataPlane::TryPick(const PickArgs& args, bool* queued) const {
   if (loc->stats != nullptr) loc->stats->AddCallStarted();
   result.tracker = CallTracker(pc.counter, loc->stats);
   result.cluster = it->first;
+  result.leaf_cluster = pc.leaf_cluster;
   result.priority = pc.priority;
   result.locality = &loc->locality;
   result.picker = std::move(picker);

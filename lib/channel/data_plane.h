@@ -76,7 +76,10 @@ struct PickResult {
   CallTracker tracker;
   // Where the pick went; valid while `picker` is held (this result).
   absl::string_view cluster;  // the route's cluster
-  size_t priority = 0;        // index in that cluster's priority list
+  // The A37 leaf (EDS / LOGICAL_DNS cluster) the endpoint came from: the
+  // route's cluster itself unless that is an aggregate.
+  absl::string_view leaf_cluster;
+  size_t priority = 0;  // index in the route cluster's priority list
   const resources::EndpointResource::Locality* locality = nullptr;
   std::shared_ptr<const void> picker;
 };

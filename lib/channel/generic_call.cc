@@ -28,6 +28,7 @@ GenericCallResult GenericUnary(XdsChannel& channel, absl::string_view method,
   }
   result.picked = true;
   result.cluster = std::string(pick.cluster);
+  result.leaf_cluster = std::string(pick.leaf_cluster);
   result.priority = pick.priority;
   if (pick.locality != nullptr) result.locality = *pick.locality;
   result.endpoint = pick.endpoint->address();

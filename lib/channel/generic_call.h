@@ -23,8 +23,9 @@ namespace channel {
 
 struct GenericCallResult {
   grpc::Status status;
-  bool picked = false;  // false: the pick failed (status is the pick's)
-  std::string cluster;
+  bool picked = false;       // false: the pick failed (status is the pick's)
+  std::string cluster;       // the route's cluster
+  std::string leaf_cluster;  // the A37 leaf the endpoint came from
   size_t priority = 0;
   resources::EndpointResource::Locality locality;
   std::string endpoint;  // "ip:port"

@@ -21,16 +21,26 @@ struct XdsChannel::ManagerRef {
 absl::StatusOr<std::unique_ptr<XdsChannel>> XdsChannel::Create(
     std::shared_ptr<const Bootstrap> bootstrap, absl::string_view target,
     Options options) {
+  // The target is checked before any connection is made.
   absl::StatusOr<ResolvedListener> resolved =
       ResolveXdsTarget(*bootstrap, target);
   if (!resolved.ok()) return resolved.status();
-  std::unique_ptr<XdsChannel> ch(new XdsChannel());
-  ch->authority_ = resolved->data_plane_authority;
   auto client = client::XdsClient::Create(
       bootstrap, std::make_shared<transport::GrpcXdsTransportFactory>(),
       options.xds_client);
   if (!client.ok()) return client.status();
-  ch->client_ = *std::move(client);
+  return Create(*std::move(client), target, std::move(options));
+}
+
+absl::StatusOr<std::unique_ptr<XdsChannel>> XdsChannel::Create(
+    std::shared_ptr<client::XdsClient> client, absl::string_view target,
+    Options options) {
+  absl::StatusOr<ResolvedListener> resolved =
+      ResolveXdsTarget(*client->bootstrap(), target);
+  if (!resolved.ok()) return resolved.status();
+  std::unique_ptr<XdsChannel> ch(new XdsChannel());
+  ch->authority_ = resolved->data_plane_authority;
+  ch->client_ = std::move(client);
   if (options.load_reporting) {
     auto lrs = lrs::LrsClient::Create(ch->client_, {});
     if (!lrs.ok()) return lrs.status();

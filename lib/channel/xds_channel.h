@@ -58,6 +58,12 @@ class XdsChannel {
   static absl::StatusOr<std::unique_ptr<XdsChannel>> Create(
       std::shared_ptr<const Bootstrap> bootstrap, absl::string_view target,
       Options options);
+  // The same on an existing XdsClient (its bootstrap; several channels then
+  // share one ADS stream per server, as gRPC's channels share the
+  // process's XdsClient). Options::xds_client is not used.
+  static absl::StatusOr<std::unique_ptr<XdsChannel>> Create(
+      std::shared_ptr<client::XdsClient> client, absl::string_view target,
+      Options options);
 
   // Stops the watches; picks still running fail UNAVAILABLE. Channels of
   // endpoints a caller still holds stay usable until released.

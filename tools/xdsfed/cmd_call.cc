@@ -102,6 +102,10 @@ int RunCall(Context& context) {
     line["code"] = code;
     if (!r.status.ok()) line["message"] = r.status.error_message();
     line["cluster"] = r.picked ? Json::Value(r.cluster) : Json::Value();
+    // Added key: the A37 leaf cluster (differs from "cluster" for an
+    // aggregate).
+    line["leaf_cluster"] =
+        r.picked ? Json::Value(r.leaf_cluster) : Json::Value();
     line["priority"] =
         r.picked ? Json::Value(Json::UInt64(r.priority)) : Json::Value();
     if (r.picked) {

@@ -8,11 +8,15 @@
 // aggregate: an EDS cluster first, a LOGICAL_DNS cluster (localhost, an
 // old-style name on the top-level server) as fallback; the demo resolves the
 // tree as a channel's cds policy would and prints the generated LB configs.
-// Then it records simulated calls on the EDS cluster through its circuit
-// breaker (max_requests 4) and waits for the load report to reach the
-// cluster's LRS server (`self`: xds.other.com).
+// Then real RPCs (grpc.health.v1.Health/Check) go through an XdsChannel
+// (lib/channel) on the same XdsClient to health backends the demo runs on
+// loopback: by locality weight and round robin, through the EDS cluster's
+// circuit breaker (max_requests 4), with the load report checked at the
+// cluster's LRS server (`self`: xds.other.com); then the demo empties the
+// EDS cluster and the same RPC loop continues on the LOGICAL_DNS fallback,
+// and back (demo_traffic.h).
 // Prints JSON lines: the setup, every watcher event, every cluster tree
-// update, the calls and the load report, then a summary.
+// update, the data-plane steps, then a summary.
 #include <memory>
 #include <set>
 #include <string>
@@ -24,13 +28,15 @@
 #include "absl/time/time.h"
 #include "lib/bootstrap/bootstrap.h"
 #include "lib/bootstrap/target_resolver.h"
+#include "lib/channel/xds_channel.h"
 #include "lib/client/xds_client.h"
 #include "lib/transport/grpc_transport.h"
 #include "lib/xds_config/xds_dependency_manager.h"
 #include "tools/control_plane/control_plane.h"
+#include "tools/health_backend/health_backend.h"
 #include "tools/xdsfed/cli.h"
 #include "tools/xdsfed/cluster_tree_output.h"
-#include "tools/xdsfed/demo_load_report.h"
+#include "tools/xdsfed/demo_traffic.h"
 #include "tools/xdsfed/watch_output.h"
 
 namespace xdsfed::cli {
@@ -55,8 +61,9 @@ constexpr char kEndpoints[] =
     "backend?project_id=1234";
 
 // xds.authority.com (also the top-level server): the Listener (RDS over
-// ADS), its RouteConfiguration, and the old-style LOGICAL_DNS cluster.
-std::string AuthoritySnapshot() {
+// ADS), its RouteConfiguration, and the old-style LOGICAL_DNS cluster
+// (localhost:<the fallback backend's port>).
+std::string AuthoritySnapshot(int dns_port) {
   return absl::Substitute(R"json({"version":"demo-1","resources":{
  "envoy.config.listener.v3.Listener":{"$0":{"api_listener":{"api_listener":{
   "@type":"type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
@@ -68,16 +75,32 @@ std::string AuthoritySnapshot() {
    "routes":[{"match":{"prefix":""},"route":{"cluster":"$2"}}]}]}},
  "envoy.config.cluster.v3.Cluster":{"$3":{"type":"LOGICAL_DNS",
   "load_assignment":{"endpoints":[{"lb_endpoints":[{"endpoint":{"address":{
-   "socket_address":{"address":"localhost","port_value":8080}}}}]}]}}}}})json",
-                          kListener, kRoute, kAggregate, kDnsCluster);
+   "socket_address":{"address":"localhost","port_value":$4}}}}]}]}}}}})json",
+                          kListener, kRoute, kAggregate, kDnsCluster, dns_port);
 }
 
 // xds.other.com: the aggregate cluster, the EDS cluster (service name set
 // as A47 requires for xdstp:// clusters; load reports to this server; a
 // circuit breaker of 4 concurrent requests) and its endpoints in two
-// localities.
-std::string OtherSnapshot() {
-  return absl::Substitute(R"json({"version":"demo-1","resources":{
+// localities: the demo's loopback backends east-1, east-2 (weight 3) and
+// west-1 (weight 1); none when `empty` (the failover step).
+std::string OtherSnapshot(const std::vector<int>& ports, bool empty,
+                          int version) {
+  auto ep = [](int port) {
+    return absl::Substitute(
+        R"({"endpoint":{"address":{"socket_address":{"address":"127.0.0.1","port_value":$0}}}})",
+        port);
+  };
+  const std::string endpoints =
+      empty ? ""
+            : absl::Substitute(
+                  R"json(
+  {"locality":{"region":"us-east1","zone":"us-east1-b"},"load_balancing_weight":3,
+   "lb_endpoints":[$0,$1]},
+  {"locality":{"region":"us-west1","zone":"us-west1-a"},"load_balancing_weight":1,
+   "lb_endpoints":[$2]})json",
+                  ep(ports[0]), ep(ports[1]), ep(ports[2]));
+  return absl::Substitute(R"json({"version":"demo-$5","resources":{
  "envoy.config.cluster.v3.Cluster":{
   "$2":{"cluster_type":{"name":"envoy.clusters.aggregate","typed_config":{
    "@type":"type.googleapis.com/envoy.extensions.clusters.aggregate.v3.ClusterConfig",
@@ -85,15 +108,9 @@ std::string OtherSnapshot() {
   "$0":{"type":"EDS","lrs_server":{"self":{}},
    "circuit_breakers":{"thresholds":[{"max_requests":4}]},
    "eds_cluster_config":{"eds_config":{"ads":{}},"service_name":"$1"}}},
- "envoy.config.endpoint.v3.ClusterLoadAssignment":{"$1":{"endpoints":[
-  {"locality":{"region":"us-east1","zone":"us-east1-b"},"load_balancing_weight":3,
-   "lb_endpoints":[
-    {"endpoint":{"address":{"socket_address":{"address":"10.0.0.1","port_value":8080}}}},
-    {"endpoint":{"address":{"socket_address":{"address":"10.0.0.2","port_value":8080}}}}]},
-  {"locality":{"region":"us-west1","zone":"us-west1-a"},"load_balancing_weight":1,
-   "lb_endpoints":[
-    {"endpoint":{"address":{"socket_address":{"address":"10.0.1.1","port_value":8080}}}}]}]}}}})json",
-                          kCluster, kEndpoints, kAggregate, kDnsCluster);
+ "envoy.config.endpoint.v3.ClusterLoadAssignment":{"$1":{"endpoints":[$4]}}}})json",
+                          kCluster, kEndpoints, kAggregate, kDnsCluster,
+                          endpoints, version);
 }
 
 std::string ServerJson(int port) {
@@ -138,9 +155,28 @@ absl::StatusOr<RunningControlPlane> StartControlPlane(
 
 int RunDemo(Context& context) {
   if (!context.args.empty()) return UsageError("usage: xdsfed demo");
+  // The data plane's backends, on loopback: three behind the EDS cluster,
+  // one behind the LOGICAL_DNS fallback.
+  const std::vector<std::string> ids = {"east-1", "east-2", "west-1",
+                                        "dns-fallback"};
+  std::vector<std::unique_ptr<health_backend::HealthBackend>> backends;
+  std::vector<int> ports;
+  Json::Value backends_line(Json::objectValue);
+  backends_line["valid"] = true;
+  backends_line["step"] = "backends";
+  for (const std::string& id : ids) {
+    backends.push_back(std::make_unique<health_backend::HealthBackend>(id));
+    absl::StatusOr<int> port = backends.back()->Start("127.0.0.1:0");
+    if (!port.ok()) {
+      PrintJson(InvalidResult(port.status().message()));
+      return kExitInvalid;
+    }
+    ports.push_back(*port);
+    backends_line["backends"][id] = absl::StrCat("127.0.0.1:", *port);
+  }
   // The demo is about federation: it turns the gate on for itself.
-  auto authority_cp = StartControlPlane(AuthoritySnapshot());
-  auto other_cp = StartControlPlane(OtherSnapshot());
+  auto authority_cp = StartControlPlane(AuthoritySnapshot(ports[3]));
+  auto other_cp = StartControlPlane(OtherSnapshot(ports, false, 1));
   if (!authority_cp.ok() || !other_cp.ok()) {
     PrintJson(InvalidResult(!authority_cp.ok() ? authority_cp.status().message()
                                                : other_cp.status().message()));
@@ -156,6 +192,7 @@ int RunDemo(Context& context) {
     line["listening"] = absl::StrCat("127.0.0.1:", port);
     PrintJson(line);
   }
+  PrintJson(backends_line);
 
   auto bootstrap = Bootstrap::Parse(
       BootstrapJson(authority_cp->port, other_cp->port), /*federation=*/true);
@@ -258,8 +295,28 @@ int RunDemo(Context& context) {
       if (progress.tree_ok) eds = progress.eds;
     }
     if (eds.endpoints != nullptr) {
-      load_report =
-          RunDemoLoadReport(*client, eds, *other_cp->server, absl::Seconds(10));
+      // The data plane: an XdsChannel for the same target on the same
+      // XdsClient, sending real RPCs.
+      auto channel = channel::XdsChannel::Create(*client, kTarget, {});
+      if (!channel.ok()) {
+        load_report = channel.status();
+      } else {
+        int version = 2;
+        DemoTraffic demo;
+        demo.channel = channel->get();
+        demo.eds = eds;
+        demo.lrs_server = other_cp->server.get();
+        demo.fallback_backend = ids[3];
+        auto push = [&](bool empty) {
+          auto snapshot = control_plane::ParseSnapshot(
+              OtherSnapshot(ports, empty, version++));
+          if (snapshot.ok())
+            other_cp->server->SetSnapshot(*std::move(snapshot));
+        };
+        demo.empty_eds = [&] { push(true); };
+        demo.restore_eds = [&] { push(false); };
+        load_report = RunDemoTraffic(demo);
+      }
       if (!load_report.ok()) PrintJson(InvalidResult(load_report.message()));
     }
     // Taken before Stop(): the last cancelled watch releases the channels.
@@ -279,8 +336,7 @@ int RunDemo(Context& context) {
           "the chain Listener -> RouteConfiguration -> Cluster tree -> "
           "ClusterLoadAssignment + DNS did not complete within 20 s";
     } else if (!load_report.ok()) {
-      summary["error"] =
-          absl::StrCat("load reporting: ", load_report.message());
+      summary["error"] = absl::StrCat("data plane: ", load_report.message());
     }
     summary["step"] = "summary";
     summary["channels"] = std::move(channels);
