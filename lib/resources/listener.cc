@@ -166,6 +166,7 @@ ServerListener ParseServerListener(const listener_pb::Listener& proto,
   for (auto& [old_index, new_index] : renumber) {
     new_index = out.filter_chains.size();
     out.filter_chains.push_back(std::move(chains[old_index]));
+    out.input_index.push_back(old_index);
   }
   out.filter_chain_map.ForEachChainIndex(
       [&renumber](size_t& index) { index = renumber[index]; });

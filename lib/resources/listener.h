@@ -19,6 +19,7 @@
 #ifndef XDSFED_LIB_RESOURCES_LISTENER_H_
 #define XDSFED_LIB_RESOURCES_LISTENER_H_
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <variant>
@@ -60,10 +61,13 @@ struct ServerListener {
   // The chains the map can select, in input order (chains that can never
   // match are left out); the map's leaves index into this list.
   std::vector<FilterChainData> filter_chains;
+  // filter_chains[i] is the Listener's filter_chains[input_index[i]] (what a
+  // user or a log names); same size as filter_chains.
+  std::vector<size_t> input_index;
   std::optional<FilterChainData> default_filter_chain;
   bool operator==(const ServerListener& o) const {
     return address == o.address && filter_chain_map == o.filter_chain_map &&
-           filter_chains == o.filter_chains &&
+           filter_chains == o.filter_chains && input_index == o.input_index &&
            default_filter_chain == o.default_filter_chain;
   }
 };

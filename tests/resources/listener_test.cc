@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "envoy/config/listener/v3/listener.pb.h"
 #include "envoy/extensions/filters/http/router/v3/router.pb.h"
@@ -546,6 +547,7 @@ TEST(ListenerTest, MapPruning) {
   const auto& server = std::get<ServerListener>(ValueOf(r).listener);
   // Only chains 2 and 4 are selectable, renumbered 0 and 1.
   EXPECT_EQ(server.filter_chains.size(), 2u);
+  EXPECT_EQ(server.input_index, (std::vector<size_t>{2, 4}));
   const auto& dests = server.filter_chain_map.destination_ips;
   ASSERT_EQ(dests.size(), 3u);  // "", "10.0.0.0/8", "172.16.0.0/12"
   EXPECT_FALSE(dests[0].prefix_range.has_value());
