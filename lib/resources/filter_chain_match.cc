@@ -110,7 +110,11 @@ bool AddNormalizedMatchers(const FilterChainMatch& m,
   const auto sources = OrAbsent(m.source_prefix_ranges, cidr);
   std::vector<std::optional<uint32_t>> ports;
   if (m.source_ports.empty()) ports.push_back(std::nullopt);
-  for (uint32_t p : m.source_ports) ports.push_back(p);
+  // Source port 0 (no TCP peer has it) is the lookup's "any port" key, as
+  // in C-core and Envoy: [0] and no ports are the same matcher.
+  for (uint32_t p : m.source_ports) {
+    ports.push_back(p == 0 ? std::nullopt : std::optional<uint32_t>(p));
+  }
   for (const auto& dest : dests) {
     for (const auto& server : servers) {
       for (const auto& app : apps) {

@@ -461,6 +461,14 @@ TEST(ListenerTest, DuplicateDetection) {
          m->add_source_ports(2);
        },
        dup + "{source_ports={3, 2}}]"},
+      {"source port 0 is \"any port\" (C-core / Envoy port map key)",
+       [](Match* m) { m->add_source_ports(0); }, [](Match*) {}, dup + "{}]"},
+      {"source port 0 among others overlaps no ports", [](Match*) {},
+       [](Match* m) {
+         m->add_source_ports(443);
+         m->add_source_ports(0);
+       },
+       dup + "{source_ports={443, 0}}]"},
       {"never-matching chains (destination_port) are still checked",
        [](Match* m) { m->mutable_destination_port()->set_value(80); },
        [](Match* m) { m->mutable_destination_port()->set_value(80); },
