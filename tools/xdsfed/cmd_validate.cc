@@ -24,6 +24,7 @@
 #include "lib/resources/resource_type.h"
 #include "lib/resources/route_config.h"
 #include "tools/xdsfed/cli.h"
+#include "tools/xdsfed/resource_input.h"
 
 namespace xdsfed::cli {
 namespace {
@@ -31,43 +32,6 @@ namespace {
 constexpr char kUsage[] =
     "usage: xdsfed validate --type "
     "Listener|RouteConfiguration|Cluster|ClusterLoadAssignment FILE...";
-
-// The JSON parser resolves an Any's "@type" in the generated descriptor
-// pool, which holds a message only if its .pb.cc object file was linked in.
-// From a static library that happens only for referenced code, so every
-// message our resources carry inside an Any is referenced here, in a way
-// the optimizer cannot drop. True if all of them are in the pool.
-bool AnyPayloadTypesLinked() {
-  const google::protobuf::Message* const kPayloads[] = {
-      &envoy::extensions::filters::network::http_connection_manager::v3::
-          HttpConnectionManager::default_instance(),
-      &envoy::extensions::filters::http::router::v3::Router::default_instance(),
-      &envoy::extensions::clusters::aggregate::v3::ClusterConfig::
-          default_instance(),
-  };
-  const google::protobuf::DescriptorPool* pool =
-      google::protobuf::DescriptorPool::generated_pool();
-  for (const google::protobuf::Message* payload : kPayloads) {
-    const std::string& name = payload->GetDescriptor()->full_name();
-    if (pool->FindMessageTypeByName(name) == nullptr) return false;
-  }
-  return true;
-}
-
-// Proto3 JSON -> serialized resource, or the reason it is not one. A
-// top-level "@type" makes the text an Any, whose type must be TYPE.
-absl::StatusOr<std::string> JsonToSerialized(
-    const std::string& text, const resources::ResourceType& type) {
-  absl::StatusOr<resources::SerializedMessage> message =
-      resources::ProtoJsonToSerialized(text, type.type_name());
-  if (!message.ok()) return message.status();
-  if (message->type_name != type.type_name()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("\"@type\" is \"type.googleapis.com/", message->type_name,
-                     "\", expected \"", type.type_url(), "\""));
-  }
-  return std::move(message->bytes);
-}
 
 // Writes the JSON of a decoded resource, as JsonToString(type.ToJson())
 // would, to `out`. A RouteConfiguration goes one virtual host at a time:
