@@ -540,6 +540,13 @@ TEST(RouteConfigTest, SafeRegex) {
        p + "field:virtual_hosts[0].routes[0].match.headers[0].string_match"
            ".safe_regex.regex error:not a valid RE2 regex: invalid escape "
            "sequence: \\1]"},
+      {"a pattern beyond RE2's program budget (hostile input costs bounded)",
+       [](auto* r) {
+         r->mutable_match()->mutable_safe_regex()->set_regex("\\pL{1000}");
+       },
+       p + "field:virtual_hosts[0].routes[0].match.safe_regex.regex "
+           "error:not a valid RE2 regex: pattern too large - compile "
+           "failed]"},
   };
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.what);
