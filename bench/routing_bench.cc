@@ -151,8 +151,9 @@ void RunMatch(benchmark::State& state, bool regex) {
   };
   // Warm-up: RE2 builds its DFA states lazily, on the first matches.
   for (int i = 0; i < 100; ++i) {
-    (*table)->FindVirtualHost("svc.example.com")->Match(
-        path, lookup, xdsfed::routing::ThreadLocalRandom, &scratch);
+    (*table)
+        ->FindVirtualHost("svc.example.com")
+        ->Match(path, lookup, xdsfed::routing::ThreadLocalRandom, &scratch);
   }
   const int64_t allocs = xdsfed::test_support::AllocationCount();
   for (auto _ : state) {
