@@ -9,7 +9,7 @@
 #include "absl/time/time.h"
 #include "envoy/service/status/v3/csds.grpc.pb.h"
 #include "grpcpp/security/server_credentials.h"
-#include "lib/client/ads_request.h"
+#include "lib/client/node.h"
 #include "lib/name/resource_name.h"
 
 namespace xdsfed {

@@ -3,8 +3,13 @@
 // Locking: one mutex (Impl::mu_) guards the cache, the watches and every
 // channel / stream state. Nothing that can call back into the client runs
 // under it: transport calls (creating a stream, sending, destroying a stream or
-// a transport) are collected in a Deferred and run after the lock is released,
-// and watcher notifications go through the WorkSerializer, drained last.
+// a transport) are collected in a Deferred's StreamWork and run after the lock
+// is released, and watcher notifications go through the WorkSerializer,
+// drained last.
+//
+// Streams: each channel's ADS stream is a RetryingStream (call, backoff,
+// generations, stream end; shared with lib/lrs); this file adds the ADS
+// protocol on top.
 //
 // Stream ordering: at most one request per stream is in flight (as in C-core);
 // a request wanted meanwhile is remembered per type and built when the send
@@ -26,9 +31,10 @@
 #include "lib/base/mutex.h"
 #include "lib/base/work_serializer.h"
 #include "lib/cache/resource_cache.h"
-#include "lib/client/ads_request.h"
 #include "lib/client/config_dump.h"
-#include "lib/client/stream_event_forwarder.h"
+#include "lib/client/internal/ads_request.h"
+#include "lib/client/node.h"
+#include "lib/client/retrying_stream.h"
 #include "lib/name/resource_name.h"
 
 namespace xdsfed {
@@ -65,7 +71,8 @@ std::string ResourceErrorPrefix(int index, absl::string_view name) {
 
 }  // namespace
 
-class XdsClient::Impl : public std::enable_shared_from_this<Impl> {
+class XdsClient::Impl final : public std::enable_shared_from_this<Impl>,
+                              public RetryingStreamOwner {
  public:
   Impl(std::shared_ptr<const Bootstrap> bootstrap,
        std::shared_ptr<XdsTransportFactory> transport_factory, Options options);
@@ -84,29 +91,28 @@ class XdsClient::Impl : public std::enable_shared_from_this<Impl> {
   const Options& options() const { return options_; }
   void Shutdown();
 
-  // Transport and timer events; (server, generation) identify the channel or
-  // stream they belong to, so late events of a replaced one are dropped.
-  void OnRequestSent(ServerId server, uint64_t call_gen, bool ok);
-  void OnRecvMessage(ServerId server, uint64_t call_gen,
-                     absl::string_view payload);
-  void OnStatusReceived(ServerId server, uint64_t call_gen,
-                        absl::Status status);
+  // Stream and timer events (RetryingStreamOwner; the key is the ServerId);
+  // (server, generation) identify the channel or stream they belong to, so
+  // late events of a replaced one are dropped.
+  void OnCallCreated(uint64_t server, uint64_t call_gen,
+                     StreamingCallPtr call) override ABSL_LOCKS_EXCLUDED(mu_);
+  void OnRequestSent(uint64_t server, uint64_t call_gen, bool ok) override
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void OnRecvMessage(uint64_t server, uint64_t call_gen,
+                     absl::string_view payload) override
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void OnStatusReceived(uint64_t server, uint64_t call_gen,
+                        absl::Status status) override ABSL_LOCKS_EXCLUDED(mu_);
+  void OnRetryTimer(uint64_t server, uint64_t token) override
+      ABSL_LOCKS_EXCLUDED(mu_);
   void OnConnectivityFailure(ServerId server, uint64_t channel_gen,
                              absl::Status status);
 
  private:
-  // A stream handle shared with unlocked senders.
-  struct CallBox {
-    StreamingCallPtr call;
-  };
-
-  // Transport work to do after releasing mu_, in this order: create streams,
-  // send, destroy streams, destroy transports, run notifications.
+  // Work to do after releasing mu_, in this order: the transport's (create
+  // streams, send, destroy streams, destroy transports), run notifications.
   struct Deferred {
-    std::vector<std::function<void()>> starts;
-    std::vector<std::pair<std::shared_ptr<CallBox>, std::string>> sends;
-    std::vector<std::shared_ptr<CallBox>> dead_calls;
-    std::vector<std::shared_ptr<XdsTransport>> dead_transports;
+    StreamWork stream;
     // A watcher's destructor may call back into the client.
     std::vector<std::shared_ptr<AnyWatcher>> dead_watchers;
   };
@@ -125,12 +131,9 @@ class XdsClient::Impl : public std::enable_shared_from_this<Impl> {
     absl::Status error;  // pending NACK
   };
 
+  // The ADS protocol state of one call (RetryingStream's CallState).
   struct AdsCall {
-    uint64_t generation = 0;
-    std::shared_ptr<CallBox> box = std::make_shared<CallBox>();
-    bool ready = false;  // box->call set
     bool sent_initial = false;
-    bool seen_response = false;
     bool send_in_flight = false;
     TypeId in_flight_type = 0;
     std::set<TypeId> buffered;
@@ -143,8 +146,8 @@ class XdsClient::Impl : public std::enable_shared_from_this<Impl> {
   };
 
   struct Channel {
-    Channel(const BackoffOptions& backoff_options, uint64_t seed)
-        : backoff(backoff_options, seed) {}
+    explicit Channel(RetryingStreamOptions stream_options)
+        : stream(std::move(stream_options)) {}
     ServerId id = 0;
     uint64_t generation = 0;
     std::shared_ptr<const XdsServerConfig> server;
@@ -154,10 +157,8 @@ class XdsClient::Impl : public std::enable_shared_from_this<Impl> {
     uint64_t transport_generation = 0;
     // Last accepted version per type, kept across streams.
     absl::flat_hash_map<TypeId, std::string> versions;
-    std::unique_ptr<AdsCall> call;  // null while backing off
-    Backoff backoff;
-    Timers::Handle retry_timer = Timers::kInvalidHandle;
-    uint64_t retry_token = 0;
+    // The ADS stream; its call() is null while backing off.
+    RetryingStream<AdsCall> stream;
     absl::Status status;  // the last channel error, until a response
     size_t entries = 0;   // cached resources using this channel
   };
@@ -174,12 +175,7 @@ class XdsClient::Impl : public std::enable_shared_from_this<Impl> {
     uint64_t generation = 0;  // of its connectivity callback
   };
 
-  using AdsHandler = StreamEventForwarder<Impl, ServerId>;
-
   void RunDeferred(Deferred* d) ABSL_LOCKS_EXCLUDED(mu_);
-  void CreateCall(ServerId server, uint64_t call_gen,
-                  std::shared_ptr<XdsTransport> transport)
-      ABSL_LOCKS_EXCLUDED(mu_);
 
   TypeId RegisterTypeLocked(const resources::ResourceType& type)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -200,8 +196,6 @@ class XdsClient::Impl : public std::enable_shared_from_this<Impl> {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void OnResourceTimer(ServerId server, uint64_t call_gen, const Entry* entry,
                        uint64_t token) ABSL_LOCKS_EXCLUDED(mu_);
-  void OnRetryTimer(ServerId server, uint64_t channel_gen, uint64_t token)
-      ABSL_LOCKS_EXCLUDED(mu_);
   void CancelTimersLocked(AdsCall* call) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void UnsubscribeLocked(Entry* entry, Deferred* d)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -310,8 +304,8 @@ WatchId XdsClient::Impl::Watch(const resources::ResourceType& type,
       if (ins->inserted) {
         ++channel->entries;
         if (channel->transport != nullptr) {
-          if (channel->call == nullptr) {
-            if (channel->retry_timer == Timers::kInvalidHandle) {
+          if (!channel->stream.running()) {
+            if (!channel->stream.backing_off()) {
               StartCallLocked(channel, &d);
             }
             // else: backing off; the next stream subscribes to everything.
@@ -366,13 +360,14 @@ void XdsClient::Impl::CancelWatch(WatchId id) {
 void XdsClient::Impl::UnsubscribeLocked(Entry* entry, Deferred* d) {
   const TypeId type = entry->type();
   Channel* channel = FindChannelLocked(cache_.server(entry->authority()));
-  if (channel != nullptr && channel->call != nullptr) {
-    auto it = channel->call->resources.find(entry);
-    if (it != channel->call->resources.end()) {
+  AdsCall* call = channel != nullptr ? channel->stream.call() : nullptr;
+  if (call != nullptr) {
+    auto it = call->resources.find(entry);
+    if (it != call->resources.end()) {
       if (it->second.timer != Timers::kInvalidHandle) {
         timers_->Cancel(it->second.timer);
       }
-      channel->call->resources.erase(it);
+      call->resources.erase(it);
     }
   }
   cache_.Erase(entry);
@@ -406,19 +401,23 @@ XdsClient::Impl::AdsCall* XdsClient::Impl::FindCallLocked(ServerId server,
                                                           Channel** channel) {
   if (shutting_down_) return nullptr;
   Channel* c = FindChannelLocked(server);
-  if (c == nullptr || c->call == nullptr || c->call->generation != call_gen) {
-    return nullptr;
-  }
+  if (c == nullptr || !c->stream.IsCurrent(call_gen)) return nullptr;
   *channel = c;
-  return c->call.get();
+  return c->stream.call();
 }
 
 XdsClient::Impl::Channel* XdsClient::Impl::GetOrCreateChannelLocked(
     ServerId server) {
   std::unique_ptr<Channel>& slot = channels_[server];
   if (slot != nullptr) return slot.get();
-  slot = std::make_unique<Channel>(options_.backoff,
-                                   *options_.jitter_seed + server);
+  RetryingStreamOptions stream_options;
+  stream_options.method = kAdsMethod;
+  stream_options.backoff = options_.backoff;
+  stream_options.jitter_seed = *options_.jitter_seed + server;
+  stream_options.timers = timers_;
+  stream_options.owner = weak_from_this();
+  stream_options.key = server;
+  slot = std::make_unique<Channel>(std::move(stream_options));
   Channel* channel = slot.get();
   channel->id = server;
   channel->generation = next_generation_++;
@@ -453,65 +452,48 @@ XdsClient::Impl::Channel* XdsClient::Impl::GetOrCreateChannelLocked(
 }
 
 void XdsClient::Impl::ReleaseChannelLocked(Channel* channel, Deferred* d) {
-  if (channel->retry_timer != Timers::kInvalidHandle) {
-    timers_->Cancel(channel->retry_timer);
-  }
-  if (channel->call != nullptr) {
-    CancelTimersLocked(channel->call.get());
-    d->dead_calls.push_back(std::move(channel->call->box));
-  }
+  if (AdsCall* call = channel->stream.call()) CancelTimersLocked(call);
+  channel->stream.Stop(&d->stream);
   if (channel->transport != nullptr) {
-    d->dead_transports.push_back(std::move(channel->transport));
+    d->stream.ReleaseTransport(std::move(channel->transport));
   }
   channels_.erase(channel->id);
 }
 
 void XdsClient::Impl::StartCallLocked(Channel* channel, Deferred* d) {
-  auto call = std::make_unique<AdsCall>();
-  call->generation = next_generation_++;
-  const uint64_t gen = call->generation;
-  channel->call = std::move(call);
-  d->starts.push_back([self = shared_from_this(), server = channel->id, gen,
-                       transport = channel->transport]() mutable {
-    self->CreateCall(server, gen, std::move(transport));
-  });
+  channel->stream.Start(channel->transport, &d->stream);
 }
 
-void XdsClient::Impl::CreateCall(ServerId server, uint64_t call_gen,
-                                 std::shared_ptr<XdsTransport> transport) {
-  StreamingCallPtr stream = transport->CreateStreamingCall(
-      kAdsMethod,
-      std::make_unique<AdsHandler>(weak_from_this(), server, call_gen));
+void XdsClient::Impl::OnCallCreated(uint64_t server, uint64_t call_gen,
+                                    StreamingCallPtr stream) {
   Deferred d;
   {
     MutexLock lock(&mu_);
-    Channel* channel = nullptr;
-    AdsCall* call = FindCallLocked(server, call_gen, &channel);
-    if (call == nullptr || call->ready) {
-      // Replaced (or ended) before it was stored: cancel it.
-      auto box = std::make_shared<CallBox>();
-      box->call = std::move(stream);
-      d.dead_calls.push_back(std::move(box));
-    } else {
-      call->box->call = std::move(stream);
-      call->ready = true;
+    Channel* channel = shutting_down_
+                           ? nullptr
+                           : FindChannelLocked(static_cast<ServerId>(server));
+    if (channel == nullptr) {
+      d.stream.Cancel(std::move(stream));  // released since
+    } else if (channel->stream.Adopt(call_gen, std::move(stream), &d.stream)) {
       // Subscribe to everything cached for this server (a reconnect
       // re-subscribes with the kept versions): one request per type.
       for (TypeId t = 0; t < types_.size(); ++t) {
         if (types_[t] == nullptr) continue;
         bool any = false;
-        cache_.ForEachOfServer(server, t, [&any](const Entry&) { any = true; });
+        cache_.ForEachOfServer(channel->id, t,
+                               [&any](const Entry&) { any = true; });
         if (any) SendLocked(channel, t, &d);
       }
     }
   }
   RunDeferred(&d);
-  // `transport` outlives the streams destroyed above.
 }
 
 void XdsClient::Impl::SendLocked(Channel* channel, TypeId type, Deferred* d) {
-  AdsCall* call = channel->call.get();
-  if (call == nullptr || !call->ready) return;  // the start will send it
+  AdsCall* call = channel->stream.call();
+  if (call == nullptr || !channel->stream.ready()) {
+    return;  // the start will send it
+  }
   if (call->send_in_flight) {
     call->buffered.insert(type);
     return;
@@ -528,24 +510,25 @@ void XdsClient::Impl::SendLocked(Channel* channel, TypeId type, Deferred* d) {
     }
   });
   TypeState& state = call->types[type];
-  d->sends.emplace_back(
-      call->box,
+  channel->stream.Send(
       BuildAdsRequest(types_[type]->type_url(), channel->versions[type],
                       state.nonce, names, state.error,
-                      call->sent_initial ? nullptr : &node_));
+                      call->sent_initial ? nullptr : &node_),
+      &d->stream);
   call->sent_initial = true;
   state.error = absl::OkStatus();
   call->send_in_flight = true;
   call->in_flight_type = type;
 }
 
-void XdsClient::Impl::OnRequestSent(ServerId server, uint64_t call_gen,
+void XdsClient::Impl::OnRequestSent(uint64_t server, uint64_t call_gen,
                                     bool ok) {
   Deferred d;
   {
     MutexLock lock(&mu_);
     Channel* channel = nullptr;
-    AdsCall* call = FindCallLocked(server, call_gen, &channel);
+    AdsCall* call =
+        FindCallLocked(static_cast<ServerId>(server), call_gen, &channel);
     if (call == nullptr) return;
     if (ok) {
       // C-core: the does-not-exist timer starts once the request naming the
@@ -578,14 +561,14 @@ void XdsClient::Impl::MaybeStartTimerLocked(Channel* channel, AdsCall* call,
   if (entry->value() != nullptr) return;
   timer->token = next_token_++;
   std::weak_ptr<Impl> weak = weak_from_this();
-  timer->timer =
-      timers_->RunAfter(options_.does_not_exist_timeout,
-                        [weak, server = channel->id, gen = call->generation,
-                         entry, token = timer->token] {
-                          if (auto impl = weak.lock()) {
-                            impl->OnResourceTimer(server, gen, entry, token);
-                          }
-                        });
+  timer->timer = timers_->RunAfter(
+      options_.does_not_exist_timeout,
+      [weak, server = channel->id, gen = channel->stream.generation(), entry,
+       token = timer->token] {
+        if (auto impl = weak.lock()) {
+          impl->OnResourceTimer(server, gen, entry, token);
+        }
+      });
 }
 
 void XdsClient::Impl::OnResourceTimer(ServerId server, uint64_t call_gen,
@@ -619,27 +602,18 @@ void XdsClient::Impl::CancelTimersLocked(AdsCall* call) {
   }
 }
 
-void XdsClient::Impl::OnStatusReceived(ServerId server, uint64_t call_gen,
+void XdsClient::Impl::OnStatusReceived(uint64_t server, uint64_t call_gen,
                                        absl::Status status) {
   Deferred d;
   {
     MutexLock lock(&mu_);
     Channel* channel = nullptr;
-    AdsCall* call = FindCallLocked(server, call_gen, &channel);
+    AdsCall* call =
+        FindCallLocked(static_cast<ServerId>(server), call_gen, &channel);
     if (call == nullptr) return;
     CancelTimersLocked(call);
-    const bool seen_response = call->seen_response;
-    if (seen_response) channel->backoff.Reset();
-    d.dead_calls.push_back(std::move(call->box));
-    channel->call.reset();
-    const absl::Duration delay = channel->backoff.NextDelay();
-    channel->retry_token = next_token_++;
-    std::weak_ptr<Impl> weak = weak_from_this();
-    channel->retry_timer =
-        timers_->RunAfter(delay, [weak, server, gen = channel->generation,
-                                  token = channel->retry_token] {
-          if (auto impl = weak.lock()) impl->OnRetryTimer(server, gen, token);
-        });
+    const bool seen_response = channel->stream.End(&d.stream);
+    channel->stream.ScheduleRetry();
     // C-core 1.51: a stream that ended without any response is reported to
     // every watcher of the channel; after responses it just reconnects.
     if (!seen_response) {
@@ -652,19 +626,13 @@ void XdsClient::Impl::OnStatusReceived(ServerId server, uint64_t call_gen,
   RunDeferred(&d);
 }
 
-void XdsClient::Impl::OnRetryTimer(ServerId server, uint64_t channel_gen,
-                                   uint64_t token) {
+void XdsClient::Impl::OnRetryTimer(uint64_t server, uint64_t token) {
   Deferred d;
   {
     MutexLock lock(&mu_);
     if (shutting_down_) return;
-    Channel* channel = FindChannelLocked(server);
-    if (channel == nullptr || channel->generation != channel_gen ||
-        channel->retry_token != token ||
-        channel->retry_timer == Timers::kInvalidHandle) {
-      return;
-    }
-    channel->retry_timer = Timers::kInvalidHandle;
+    Channel* channel = FindChannelLocked(static_cast<ServerId>(server));
+    if (channel == nullptr || !channel->stream.TakeRetry(token)) return;
     StartCallLocked(channel, &d);
   }
   RunDeferred(&d);
@@ -725,8 +693,9 @@ void XdsClient::Impl::SetChannelStatusLocked(Channel* channel,
   }
 }
 
-void XdsClient::Impl::OnRecvMessage(ServerId server, uint64_t call_gen,
+void XdsClient::Impl::OnRecvMessage(uint64_t server_key, uint64_t call_gen,
                                     absl::string_view payload) {
+  const auto server = static_cast<ServerId>(server_key);
   // Declared before `d`, so destroyed after the ACK is handed to the
   // transport (RunDeferred): freeing the parsed response and the values a
   // response replaces or repeats (a 10,000-virtual-host RouteConfiguration:
@@ -755,7 +724,7 @@ void XdsClient::Impl::OnRecvMessage(ServerId server, uint64_t call_gen,
     if (type_it == types_by_url_.end()) return;
     const TypeId tid = type_it->second;
     const resources::ResourceType& type = *types_[tid];
-    call->seen_response = true;
+    channel->stream.MarkResponse();
     channel->status = absl::OkStatus();
     const absl::Time now = timers_->Now();
     const std::string& version = response.version_info();
@@ -942,13 +911,7 @@ void XdsClient::Impl::NotifyDoesNotExistLocked(const Entry& entry) {
 }
 
 void XdsClient::Impl::RunDeferred(Deferred* d) {
-  for (auto& start : d->starts) start();
-  d->starts.clear();
-  for (auto& send : d->sends)
-    send.first->call->SendMessage(std::move(send.second));
-  d->sends.clear();
-  d->dead_calls.clear();
-  d->dead_transports.clear();
+  d->stream.Run();
   serializer_.Drain();
   d->dead_watchers.clear();
 }
@@ -1015,15 +978,10 @@ void XdsClient::Impl::Shutdown() {
     shutting_down_ = true;
     for (auto& c : channels_) {
       Channel* channel = c.second.get();
-      if (channel->retry_timer != Timers::kInvalidHandle) {
-        timers_->Cancel(channel->retry_timer);
-      }
-      if (channel->call != nullptr) {
-        CancelTimersLocked(channel->call.get());
-        d.dead_calls.push_back(std::move(channel->call->box));
-      }
+      if (AdsCall* call = channel->stream.call()) CancelTimersLocked(call);
+      channel->stream.Stop(&d.stream);
       if (channel->transport != nullptr) {
-        d.dead_transports.push_back(std::move(channel->transport));
+        d.stream.ReleaseTransport(std::move(channel->transport));
       }
     }
     channels_.clear();

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "lib/lrs/load_report_store.h"
+#include "lib/lrs/internal/load_report_store.h"
 
 namespace xdsfed {
 namespace lrs {

@@ -4,8 +4,12 @@
 // is taken inside it (mu_ -> store), never the other way: the store calls
 // back (on_idle) only after releasing its lock. Transport work (creating a
 // stream, sending, destroying streams and transports) is collected in a
-// Deferred and done after mu_ is released, as in the XdsClient. No stats
-// object is released under mu_ (its destructor may call back).
+// client::StreamWork and done after mu_ is released, as in the XdsClient. No
+// stats object is released under mu_ (its destructor may call back).
+//
+// Streams: each server's LRS stream is a client::RetryingStream (call,
+// backoff, generations, stream end), the helper the ADS stream uses too;
+// this file adds the LRS protocol on top.
 #include "lib/lrs/lrs_client.h"
 
 #include <deque>
@@ -17,16 +21,18 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "lib/base/mutex.h"
-#include "lib/client/stream_event_forwarder.h"
-#include "lib/lrs/load_report_store.h"
-#include "lib/lrs/lrs_wire.h"
+#include "lib/client/retrying_stream.h"
+#include "lib/lrs/internal/load_report_store.h"
+#include "lib/lrs/internal/lrs_wire.h"
 
 namespace xdsfed {
 namespace lrs {
 
+using client::StreamWork;
 using client::Timers;
 
-class LrsClient::Impl : public std::enable_shared_from_this<Impl> {
+class LrsClient::Impl final : public std::enable_shared_from_this<Impl>,
+                              public client::RetryingStreamOwner {
  public:
   Impl(std::shared_ptr<const Bootstrap> bootstrap, TransportSource source,
        Options options);
@@ -40,31 +46,25 @@ class LrsClient::Impl : public std::enable_shared_from_this<Impl> {
   size_t ActiveStreamCount() const;
   void Shutdown();
 
-  // Stream, timer and store events; (server, call generation) identify the
-  // stream, so late events of a replaced one are dropped.
-  void OnRequestSent(size_t server, uint64_t call_gen, bool ok);
-  void OnRecvMessage(size_t server, uint64_t call_gen,
-                     absl::string_view payload);
-  void OnStatusReceived(size_t server, uint64_t call_gen, absl::Status status);
+  // Stream and timer events (client::RetryingStreamOwner; the key is the
+  // server's index); (server, call generation) identify the stream, so late
+  // events of a replaced one are dropped.
+  void OnCallCreated(uint64_t server, uint64_t call_gen,
+                     client::StreamingCallPtr call) override
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void OnRequestSent(uint64_t server, uint64_t call_gen, bool ok) override
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void OnRecvMessage(uint64_t server, uint64_t call_gen,
+                     absl::string_view payload) override
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void OnStatusReceived(uint64_t server, uint64_t call_gen,
+                        absl::Status status) override ABSL_LOCKS_EXCLUDED(mu_);
+  void OnRetryTimer(uint64_t server, uint64_t token) override
+      ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
-  struct CallBox {
-    client::StreamingCallPtr call;
-  };
-
-  // Done after releasing mu_, in this order.
-  struct Deferred {
-    std::vector<std::function<void()>> starts;
-    std::vector<std::pair<std::shared_ptr<CallBox>, std::string>> sends;
-    std::vector<std::shared_ptr<CallBox>> dead_calls;
-    std::vector<std::shared_ptr<client::XdsTransport>> dead_transports;
-  };
-
+  // The LRS protocol state of one call (RetryingStream's CallState).
   struct Call {
-    uint64_t generation = 0;
-    std::shared_ptr<CallBox> box = std::make_shared<CallBox>();
-    bool ready = false;  // box->call set
-    bool seen_response = false;
     // Sends not yet completed, in order; true: a report (false: the first
     // request).
     std::deque<bool> sends;
@@ -76,47 +76,36 @@ class LrsClient::Impl : public std::enable_shared_from_this<Impl> {
   };
 
   struct Server {
-    Server(const client::BackoffOptions& backoff_options, uint64_t seed)
-        : backoff(backoff_options, seed) {}
+    explicit Server(client::RetryingStreamOptions stream_options)
+        : stream(std::move(stream_options)) {}
     size_t index = 0;
     std::shared_ptr<const XdsServerConfig> config;
     std::shared_ptr<LoadReportStore> store;
     // Held while a stream is wanted (running or backing off).
     std::shared_ptr<client::XdsTransport> transport;
-    std::unique_ptr<Call> call;  // null: stopped or backing off
-    client::Backoff backoff;
-    Timers::Handle retry_timer = Timers::kInvalidHandle;
-    uint64_t retry_token = 0;
+    // Its call() is null when stopped or backing off.
+    client::RetryingStream<Call> stream;
   };
-
-  using Handler = client::StreamEventForwarder<Impl, size_t>;
 
   // The server's state with a channel, ready for a new stats object.
   absl::StatusOr<Server*> PrepareServerLocked(const XdsServerConfig& config)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void EnsureStreamLocked(Server* server, Deferred* d)
+  void EnsureStreamLocked(Server* server, StreamWork* d)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void StartCallLocked(Server* server, Deferred* d)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void CreateCall(size_t server, uint64_t call_gen,
-                  std::shared_ptr<client::XdsTransport> transport)
-      ABSL_LOCKS_EXCLUDED(mu_);
   Call* FindCallLocked(size_t server, uint64_t call_gen, Server** out)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void MaybeScheduleReportLocked(Server* server, Call* call)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void OnReportTimer(size_t server, uint64_t call_gen, uint64_t token)
       ABSL_LOCKS_EXCLUDED(mu_);
-  void OnRetryTimer(size_t server, uint64_t token) ABSL_LOCKS_EXCLUDED(mu_);
   void OnIdle(size_t server) ABSL_LOCKS_EXCLUDED(mu_);
   // No stats object held and nothing left to report: the stream can stop.
   static bool DoneLocked(const Server& server) {
     return !server.store->HasLiveStats() && server.store->empty();
   }
   void CancelReportTimerLocked(Call* call) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void StopLocked(Server* server, Deferred* d)
+  void StopLocked(Server* server, StreamWork* d)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void RunDeferred(Deferred* d) ABSL_LOCKS_EXCLUDED(mu_);
 
   const std::shared_ptr<const Bootstrap> bootstrap_;
   const TransportSource source_;
@@ -130,7 +119,6 @@ class LrsClient::Impl : public std::enable_shared_from_this<Impl> {
   std::vector<std::unique_ptr<Server>> servers_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<XdsServerConfig, size_t> server_index_
       ABSL_GUARDED_BY(mu_);
-  uint64_t next_generation_ ABSL_GUARDED_BY(mu_) = 1;
   uint64_t next_token_ ABSL_GUARDED_BY(mu_) = 1;
 };
 
@@ -168,8 +156,14 @@ absl::StatusOr<LrsClient::Impl::Server*> LrsClient::Impl::PrepareServerLocked(
     server = servers_[it->second].get();
   } else {
     const size_t index = servers_.size();
-    servers_.push_back(std::make_unique<Server>(options_.backoff,
-                                                *options_.jitter_seed + index));
+    client::RetryingStreamOptions stream_options;
+    stream_options.method = client::kLrsMethod;
+    stream_options.backoff = options_.backoff;
+    stream_options.jitter_seed = *options_.jitter_seed + index;
+    stream_options.timers = timers_;
+    stream_options.owner = weak_from_this();
+    stream_options.key = index;
+    servers_.push_back(std::make_unique<Server>(std::move(stream_options)));
     server = servers_.back().get();
     server->index = index;
     server->config = std::make_shared<const XdsServerConfig>(config);
@@ -198,7 +192,7 @@ absl::StatusOr<LrsClient::Impl::Server*> LrsClient::Impl::PrepareServerLocked(
 absl::StatusOr<std::shared_ptr<ClusterDropStats>> LrsClient::Impl::AddDropStats(
     const XdsServerConfig& lrs_server, absl::string_view cluster,
     absl::string_view eds_service_name) {
-  Deferred d;
+  StreamWork d;
   std::shared_ptr<ClusterDropStats> stats;
   {
     MutexLock lock(&mu_);
@@ -207,7 +201,7 @@ absl::StatusOr<std::shared_ptr<ClusterDropStats>> LrsClient::Impl::AddDropStats(
     stats = (*server)->store->GetOrCreateDropStats(cluster, eds_service_name);
     EnsureStreamLocked(*server, &d);
   }
-  RunDeferred(&d);
+  d.Run();
   return stats;
 }
 
@@ -216,7 +210,7 @@ LrsClient::Impl::AddLocalityStats(const XdsServerConfig& lrs_server,
                                   absl::string_view cluster,
                                   absl::string_view eds_service_name,
                                   const Locality& locality) {
-  Deferred d;
+  StreamWork d;
   std::shared_ptr<ClusterLocalityStats> stats;
   {
     MutexLock lock(&mu_);
@@ -226,55 +220,32 @@ LrsClient::Impl::AddLocalityStats(const XdsServerConfig& lrs_server,
         cluster, eds_service_name, locality);
     EnsureStreamLocked(*server, &d);
   }
-  RunDeferred(&d);
+  d.Run();
   return stats;
 }
 
-void LrsClient::Impl::EnsureStreamLocked(Server* server, Deferred* d) {
+void LrsClient::Impl::EnsureStreamLocked(Server* server, StreamWork* d) {
   // Running, or backing off (the retry starts it).
-  if (server->call != nullptr ||
-      server->retry_timer != Timers::kInvalidHandle) {
-    return;
-  }
-  StartCallLocked(server, d);
+  if (server->stream.running() || server->stream.backing_off()) return;
+  server->stream.Start(server->transport, d);
 }
 
-void LrsClient::Impl::StartCallLocked(Server* server, Deferred* d) {
-  auto call = std::make_unique<Call>();
-  call->generation = next_generation_++;
-  const uint64_t gen = call->generation;
-  server->call = std::move(call);
-  d->starts.push_back([self = shared_from_this(), index = server->index, gen,
-                       transport = server->transport]() mutable {
-    self->CreateCall(index, gen, std::move(transport));
-  });
-}
-
-void LrsClient::Impl::CreateCall(
-    size_t server_index, uint64_t call_gen,
-    std::shared_ptr<client::XdsTransport> transport) {
-  client::StreamingCallPtr stream = transport->CreateStreamingCall(
-      client::kLrsMethod,
-      std::make_unique<Handler>(weak_from_this(), server_index, call_gen));
-  Deferred d;
+void LrsClient::Impl::OnCallCreated(uint64_t server_index, uint64_t call_gen,
+                                    client::StreamingCallPtr stream) {
+  StreamWork d;
   {
     MutexLock lock(&mu_);
-    Server* server = nullptr;
-    Call* call = FindCallLocked(server_index, call_gen, &server);
-    if (call == nullptr || call->ready) {
-      // Stopped or replaced before it was stored: cancel it.
-      auto box = std::make_shared<CallBox>();
-      box->call = std::move(stream);
-      d.dead_calls.push_back(std::move(box));
+    if (shutting_down_ || server_index >= servers_.size()) {
+      d.Cancel(std::move(stream));
     } else {
-      call->box->call = std::move(stream);
-      call->ready = true;
-      call->sends.push_back(false);
-      d.sends.emplace_back(call->box, BuildInitialLrsRequest(node_));
+      Server* server = servers_[server_index].get();
+      if (server->stream.Adopt(call_gen, std::move(stream), &d)) {
+        server->stream.call()->sends.push_back(false);
+        server->stream.Send(BuildInitialLrsRequest(node_), &d);
+      }
     }
   }
-  RunDeferred(&d);
-  // `transport` outlives the stream destroyed above.
+  d.Run();
 }
 
 LrsClient::Impl::Call* LrsClient::Impl::FindCallLocked(size_t server_index,
@@ -282,30 +253,27 @@ LrsClient::Impl::Call* LrsClient::Impl::FindCallLocked(size_t server_index,
                                                        Server** out) {
   if (shutting_down_ || server_index >= servers_.size()) return nullptr;
   Server* server = servers_[server_index].get();
-  if (server->call == nullptr || server->call->generation != call_gen) {
-    return nullptr;
-  }
+  if (!server->stream.IsCurrent(call_gen)) return nullptr;
   *out = server;
-  return server->call.get();
+  return server->stream.call();
 }
 
 void LrsClient::Impl::MaybeScheduleReportLocked(Server* server, Call* call) {
   // C-core: reporting waits for a response, and the next report for the
   // previous send to complete. A response can beat CreateCall storing the
   // stream (the handler is live first): reports wait for that too.
-  if (!call->ready || !call->config.has_value() || !call->sends.empty() ||
-      call->report_timer != Timers::kInvalidHandle) {
+  if (!server->stream.ready() || !call->config.has_value() ||
+      !call->sends.empty() || call->report_timer != Timers::kInvalidHandle) {
     return;
   }
   call->report_token = next_token_++;
   std::weak_ptr<Impl> weak = weak_from_this();
-  call->report_timer =
-      timers_->RunAfter(call->config->load_reporting_interval,
-                        [weak, index = server->index, gen = call->generation,
-                         token = call->report_token] {
-                          if (auto impl = weak.lock())
-                            impl->OnReportTimer(index, gen, token);
-                        });
+  call->report_timer = timers_->RunAfter(
+      call->config->load_reporting_interval,
+      [weak, index = server->index, gen = server->stream.generation(),
+       token = call->report_token] {
+        if (auto impl = weak.lock()) impl->OnReportTimer(index, gen, token);
+      });
 }
 
 void LrsClient::Impl::CancelReportTimerLocked(Call* call) {
@@ -315,9 +283,9 @@ void LrsClient::Impl::CancelReportTimerLocked(Call* call) {
   }
 }
 
-void LrsClient::Impl::OnRequestSent(size_t server_index, uint64_t call_gen,
+void LrsClient::Impl::OnRequestSent(uint64_t server_index, uint64_t call_gen,
                                     bool ok) {
-  Deferred d;
+  StreamWork d;
   {
     MutexLock lock(&mu_);
     Server* server = nullptr;
@@ -334,10 +302,10 @@ void LrsClient::Impl::OnRequestSent(size_t server_index, uint64_t call_gen,
       MaybeScheduleReportLocked(server, call);
     }
   }
-  RunDeferred(&d);
+  d.Run();
 }
 
-void LrsClient::Impl::OnRecvMessage(size_t server_index, uint64_t call_gen,
+void LrsClient::Impl::OnRecvMessage(uint64_t server_index, uint64_t call_gen,
                                     absl::string_view payload) {
   MutexLock lock(&mu_);
   Server* server = nullptr;
@@ -345,7 +313,7 @@ void LrsClient::Impl::OnRecvMessage(size_t server_index, uint64_t call_gen,
   if (call == nullptr) return;
   absl::StatusOr<LrsResponse> response = ParseLrsResponse(payload);
   if (!response.ok()) return;  // C-core ignores it; the stream goes on
-  call->seen_response = true;
+  server->stream.MarkResponse();
   // C-core ignores a response identical to the current config (the report
   // timer keeps running); another one restarts the reporting.
   if (call->config.has_value() && *call->config == *response) return;
@@ -357,7 +325,7 @@ void LrsClient::Impl::OnRecvMessage(size_t server_index, uint64_t call_gen,
 
 void LrsClient::Impl::OnReportTimer(size_t server_index, uint64_t call_gen,
                                     uint64_t token) {
-  Deferred d;
+  StreamWork d;
   {
     MutexLock lock(&mu_);
     Server* server = nullptr;
@@ -384,64 +352,51 @@ void LrsClient::Impl::OnReportTimer(size_t server_index, uint64_t call_gen,
       }
     } else {
       call->sends.push_back(true);
-      d.sends.emplace_back(call->box, BuildLrsReport(reports));
+      server->stream.Send(BuildLrsReport(reports), &d);
     }
   }
-  RunDeferred(&d);
+  d.Run();
 }
 
-void LrsClient::Impl::OnStatusReceived(size_t server_index, uint64_t call_gen,
+void LrsClient::Impl::OnStatusReceived(uint64_t server_index, uint64_t call_gen,
                                        absl::Status status) {
-  Deferred d;
+  StreamWork d;
   {
     MutexLock lock(&mu_);
     Server* server = nullptr;
     Call* call = FindCallLocked(server_index, call_gen, &server);
     if (call == nullptr) return;
     CancelReportTimerLocked(call);
-    const bool seen_response = call->seen_response;
-    d.dead_calls.push_back(std::move(call->box));
-    server->call.reset();
+    // C-core's RetryableCall: a stream that got a response restarts after
+    // the initial backoff again (End resets it).
+    server->stream.End(&d);
     if (!server->store->HasLiveStats()) {
       StopLocked(server, &d);
     } else {
-      // C-core's RetryableCall: a stream that got a response restarts after
-      // the initial backoff again.
-      if (seen_response) server->backoff.Reset();
-      server->retry_token = next_token_++;
-      std::weak_ptr<Impl> weak = weak_from_this();
-      server->retry_timer = timers_->RunAfter(
-          server->backoff.NextDelay(),
-          [weak, index = server->index, token = server->retry_token] {
-            if (auto impl = weak.lock()) impl->OnRetryTimer(index, token);
-          });
+      server->stream.ScheduleRetry();
     }
   }
-  RunDeferred(&d);
+  d.Run();
 }
 
-void LrsClient::Impl::OnRetryTimer(size_t server_index, uint64_t token) {
-  Deferred d;
+void LrsClient::Impl::OnRetryTimer(uint64_t server_index, uint64_t token) {
+  StreamWork d;
   {
     MutexLock lock(&mu_);
     if (shutting_down_ || server_index >= servers_.size()) return;
     Server* server = servers_[server_index].get();
-    if (server->retry_token != token ||
-        server->retry_timer == Timers::kInvalidHandle) {
-      return;
-    }
-    server->retry_timer = Timers::kInvalidHandle;
+    if (!server->stream.TakeRetry(token)) return;
     if (!server->store->HasLiveStats()) {
       StopLocked(server, &d);
     } else {
-      StartCallLocked(server, &d);
+      server->stream.Start(server->transport, &d);
     }
   }
-  RunDeferred(&d);
+  d.Run();
 }
 
 void LrsClient::Impl::OnIdle(size_t server_index) {
-  Deferred d;
+  StreamWork d;
   {
     MutexLock lock(&mu_);
     if (shutting_down_ || server_index >= servers_.size()) return;
@@ -449,59 +404,39 @@ void LrsClient::Impl::OnIdle(size_t server_index) {
     // A new stats object may have come since the store called us.
     if (server->store->HasLiveStats()) return;
     // Reporting: the next report carries the last counts, then stops.
-    if (server->call != nullptr && server->call->config.has_value()) return;
+    const Call* call = server->stream.call();
+    if (call != nullptr && call->config.has_value()) return;
     StopLocked(server, &d);
   }
-  RunDeferred(&d);
+  d.Run();
 }
 
-void LrsClient::Impl::StopLocked(Server* server, Deferred* d) {
-  if (server->retry_timer != Timers::kInvalidHandle) {
-    timers_->Cancel(server->retry_timer);
-    server->retry_timer = Timers::kInvalidHandle;
-  }
-  if (server->call != nullptr) {
-    CancelReportTimerLocked(server->call.get());
-    d->dead_calls.push_back(std::move(server->call->box));
-    server->call.reset();
-  }
+void LrsClient::Impl::StopLocked(Server* server, StreamWork* d) {
+  if (Call* call = server->stream.call()) CancelReportTimerLocked(call);
+  server->stream.Stop(d);
   if (server->transport != nullptr) {
-    d->dead_transports.push_back(std::move(server->transport));
+    d->ReleaseTransport(std::move(server->transport));
   }
-  server->backoff.Reset();
-}
-
-void LrsClient::Impl::RunDeferred(Deferred* d) {
-  for (auto& start : d->starts) start();
-  d->starts.clear();
-  for (auto& send : d->sends) {
-    send.first->call->SendMessage(std::move(send.second));
-  }
-  d->sends.clear();
-  d->dead_calls.clear();
-  d->dead_transports.clear();
+  server->stream.ResetBackoff();
 }
 
 size_t LrsClient::Impl::ActiveStreamCount() const {
   MutexLock lock(&mu_);
   size_t n = 0;
   for (const auto& server : servers_) {
-    if (server->call != nullptr ||
-        server->retry_timer != Timers::kInvalidHandle) {
-      ++n;
-    }
+    if (server->stream.running() || server->stream.backing_off()) ++n;
   }
   return n;
 }
 
 void LrsClient::Impl::Shutdown() {
-  Deferred d;
+  StreamWork d;
   {
     MutexLock lock(&mu_);
     shutting_down_ = true;
     for (auto& server : servers_) StopLocked(server.get(), &d);
   }
-  RunDeferred(&d);
+  d.Run();
 }
 
 // --- LrsClient ---

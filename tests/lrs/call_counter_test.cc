@@ -11,7 +11,7 @@
 
 #include "absl/strings/string_view.h"
 #include "gtest/gtest.h"
-#include "lib/lrs/load_report_store.h"
+#include "lib/lrs/internal/load_report_store.h"
 
 namespace xdsfed {
 namespace lrs {

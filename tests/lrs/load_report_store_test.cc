@@ -2,7 +2,7 @@
 // APIs (data kept per LRS server; here one store = one server) and the
 // counters and snapshot rules of C-core 1.51 (XdsClusterDropStats,
 // XdsClusterLocalityStats, XdsClient::BuildLoadReportSnapshotLocked).
-#include "lib/lrs/load_report_store.h"
+#include "lib/lrs/internal/load_report_store.h"
 
 #include <atomic>
 #include <functional>

@@ -1,7 +1,7 @@
 // The LRS messages as gRPC C-core 1.51 builds and reads them (xds_api.cc
 // CreateLrsInitialRequest / CreateLrsRequest / ParseLrsResponse), and the
 // load_reporting_interval clamp.
-#include "lib/lrs/lrs_wire.h"
+#include "lib/lrs/internal/lrs_wire.h"
 
 #include <cstdint>
 #include <limits>

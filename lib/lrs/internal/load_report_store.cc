@@ -3,7 +3,7 @@
 // memory goes, so every pointer seen under mu_ is valid. No shared_ptr to a
 // stats object is ever released under mu_ (that could run its destructor,
 // which takes mu_).
-#include "lib/lrs/load_report_store.h"
+#include "lib/lrs/internal/load_report_store.h"
 
 #include <algorithm>
 

@@ -1,9 +1,9 @@
-#include "lib/lrs/lrs_wire.h"
+#include "lib/lrs/internal/lrs_wire.h"
 
 #include <algorithm>
 
 #include "envoy/config/endpoint/v3/load_report.pb.h"
-#include "lib/client/ads_request.h"
+#include "lib/client/node.h"
 
 namespace xdsfed {
 namespace lrs {

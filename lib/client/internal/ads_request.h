@@ -3,12 +3,14 @@
 // PopulateNode): the node only on a stream's first request, version_info and
 // response_nonce only when non-empty, error_detail INVALID_ARGUMENT on a NACK.
 //
+// Private to lib/client (the node comes from lib/client/node.h).
+//
 //   envoy::config::core::v3::Node node = BuildNode(*bootstrap, "xdsfed", "1");
 //   std::string bytes = BuildAdsRequest(
 //       "type.googleapis.com/envoy.config.listener.v3.Listener", "v1", "n1",
 //       names, absl::OkStatus(), first ? &node : nullptr);
-#ifndef XDSFED_LIB_CLIENT_ADS_REQUEST_H_
-#define XDSFED_LIB_CLIENT_ADS_REQUEST_H_
+#ifndef XDSFED_LIB_CLIENT_INTERNAL_ADS_REQUEST_H_
+#define XDSFED_LIB_CLIENT_INTERNAL_ADS_REQUEST_H_
 
 #include <string>
 #include <vector>
@@ -16,17 +18,9 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "envoy/config/core/v3/base.pb.h"
-#include "lib/bootstrap/bootstrap.h"
 
 namespace xdsfed {
 namespace client {
-
-// The bootstrap node (id, cluster, locality, metadata) plus user agent and
-// the client features "envoy.lb.does_not_support_overprovisioning" and
-// "xds.config.resource-in-sotw".
-envoy::config::core::v3::Node BuildNode(const Bootstrap& bootstrap,
-                                        absl::string_view user_agent_name,
-                                        absl::string_view user_agent_version);
 
 // Serialized DiscoveryRequest. error: non-OK makes it a NACK carrying
 // error.message(). node: set on the first request of a stream only.
@@ -39,4 +33,4 @@ std::string BuildAdsRequest(
 }  // namespace client
 }  // namespace xdsfed
 
-#endif  // XDSFED_LIB_CLIENT_ADS_REQUEST_H_
+#endif  // XDSFED_LIB_CLIENT_INTERNAL_ADS_REQUEST_H_

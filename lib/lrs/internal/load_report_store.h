@@ -17,8 +17,8 @@
 // per key at a time, shared by all callers; a released object's remaining
 // counts are kept and go into the next report; the interval of a cluster
 // runs from its previous report (or from its first stats object).
-#ifndef XDSFED_LIB_LRS_LOAD_REPORT_STORE_H_
-#define XDSFED_LIB_LRS_LOAD_REPORT_STORE_H_
+#ifndef XDSFED_LIB_LRS_INTERNAL_LOAD_REPORT_STORE_H_
+#define XDSFED_LIB_LRS_INTERNAL_LOAD_REPORT_STORE_H_
 
 #include <cstddef>
 #include <functional>
@@ -126,4 +126,4 @@ class LoadReportStore : public std::enable_shared_from_this<LoadReportStore> {
 }  // namespace lrs
 }  // namespace xdsfed
 
-#endif  // XDSFED_LIB_LRS_LOAD_REPORT_STORE_H_
+#endif  // XDSFED_LIB_LRS_INTERNAL_LOAD_REPORT_STORE_H_

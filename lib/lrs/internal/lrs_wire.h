@@ -12,8 +12,8 @@
 //   absl::StatusOr<lrs::LrsResponse> config = lrs::ParseLrsResponse(bytes);
 //   std::string report = lrs::BuildLrsReport(store->TakeReports(
 //       config->send_all_clusters, config->clusters));
-#ifndef XDSFED_LIB_LRS_LRS_WIRE_H_
-#define XDSFED_LIB_LRS_LRS_WIRE_H_
+#ifndef XDSFED_LIB_LRS_INTERNAL_LRS_WIRE_H_
+#define XDSFED_LIB_LRS_INTERNAL_LRS_WIRE_H_
 
 #include <cstdint>
 #include <set>
@@ -26,7 +26,7 @@
 #include "envoy/config/core/v3/base.pb.h"
 #include "envoy/service/load_stats/v3/lrs.pb.h"
 #include "lib/bootstrap/bootstrap.h"
-#include "lib/lrs/load_report_store.h"
+#include "lib/lrs/internal/load_report_store.h"
 
 namespace xdsfed {
 namespace lrs {
@@ -78,4 +78,4 @@ absl::StatusOr<LrsResponse> ParseLrsResponse(absl::string_view bytes);
 }  // namespace lrs
 }  // namespace xdsfed
 
-#endif  // XDSFED_LIB_LRS_LRS_WIRE_H_
+#endif  // XDSFED_LIB_LRS_INTERNAL_LRS_WIRE_H_
