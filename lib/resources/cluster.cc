@@ -19,7 +19,7 @@
 #include "lib/base/validation_errors.h"
 #include "lib/name/name_template.h"
 #include "lib/resources/cluster_fast.h"
-#include "lib/resources/wire_nesting.h"
+#include "lib/resources/internal/wire_nesting.h"
 
 namespace xdsfed {
 namespace resources {

@@ -14,8 +14,8 @@
 #include "google/protobuf/any.pb.h"
 #include "google/protobuf/wrappers.pb.h"
 #include "lib/name/name_template.h"
-#include "lib/resources/descriptor_signature.h"
-#include "lib/resources/wire_reader.h"
+#include "lib/resources/internal/descriptor_signature.h"
+#include "lib/resources/internal/wire_reader.h"
 
 namespace xdsfed {
 namespace resources {

@@ -23,7 +23,7 @@
 #include "google/protobuf/arena.h"
 #include "lib/base/validation_errors.h"
 #include "lib/resources/endpoint_fast.h"
-#include "lib/resources/wire_nesting.h"
+#include "lib/resources/internal/wire_nesting.h"
 
 namespace xdsfed {
 namespace resources {

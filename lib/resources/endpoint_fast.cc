@@ -13,8 +13,8 @@
 #include "envoy/config/endpoint/v3/endpoint_components.pb.h"
 #include "envoy/type/v3/percent.pb.h"
 #include "google/protobuf/wrappers.pb.h"
-#include "lib/resources/descriptor_signature.h"
-#include "lib/resources/wire_reader.h"
+#include "lib/resources/internal/descriptor_signature.h"
+#include "lib/resources/internal/wire_reader.h"
 
 namespace xdsfed {
 namespace resources {

@@ -7,7 +7,7 @@
 #include "envoy/extensions/filters/http/router/v3/router.pb.h"
 #include "envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager.pb.h"
 #include "lib/base/validation_errors.h"
-#include "lib/resources/route_config_util.h"
+#include "lib/resources/internal/route_config_util.h"
 
 namespace xdsfed {
 namespace resources {

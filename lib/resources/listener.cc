@@ -9,9 +9,9 @@
 #include "envoy/config/listener/v3/listener.pb.h"
 #include "envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager.pb.h"
 #include "lib/base/validation_errors.h"
+#include "lib/resources/internal/route_config_util.h"
+#include "lib/resources/internal/wire_nesting.h"
 #include "lib/resources/resource_type.h"
-#include "lib/resources/route_config_util.h"
-#include "lib/resources/wire_nesting.h"
 
 namespace xdsfed {
 namespace resources {

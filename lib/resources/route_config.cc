@@ -15,11 +15,11 @@
 #include "envoy/config/route/v3/route_components.pb.h"
 #include "google/protobuf/arena.h"
 #include "lib/base/validation_errors.h"
+#include "lib/resources/internal/route_config_util.h"
+#include "lib/resources/internal/wire_nesting.h"
 #include "lib/resources/resource_type.h"
 #include "lib/resources/route_config_fast.h"
-#include "lib/resources/route_config_util.h"
 #include "lib/resources/safe_regex.h"
-#include "lib/resources/wire_nesting.h"
 
 namespace xdsfed {
 namespace resources {

@@ -19,9 +19,9 @@
 #include "envoy/type/v3/range.pb.h"
 #include "google/protobuf/duration.pb.h"
 #include "google/protobuf/wrappers.pb.h"
-#include "lib/resources/descriptor_signature.h"
+#include "lib/resources/internal/descriptor_signature.h"
+#include "lib/resources/internal/wire_reader.h"
 #include "lib/resources/safe_regex.h"
-#include "lib/resources/wire_reader.h"
 
 namespace xdsfed {
 namespace resources {

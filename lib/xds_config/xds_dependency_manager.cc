@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "lib/bootstrap/target_resolver.h"
 #include "lib/resources/virtual_host_select.h"
-#include "lib/xds_config/retry_timer_adapter.h"
+#include "lib/xds_config/internal/retry_timer_adapter.h"
 #include "lib/xds_config/xds_client_watch_source.h"
 
 namespace xdsfed {

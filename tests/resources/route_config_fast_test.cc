@@ -19,9 +19,9 @@
 #include "google/protobuf/stubs/common.h"
 #include "google/protobuf/stubs/logging.h"
 #include "gtest/gtest.h"
+#include "lib/resources/internal/wire_reader.h"
 #include "lib/resources/resource_type.h"
 #include "lib/resources/route_config.h"
-#include "lib/resources/wire_reader.h"
 
 namespace xdsfed {
 namespace resources {

@@ -1,7 +1,7 @@
 // Issue 16 item 7: binary input that fails only because it nests deeper than
 // libprotobuf's recursion limit says so, for every resource type; other
 // garbage keeps the plain message.
-#include "lib/resources/wire_nesting.h"
+#include "lib/resources/internal/wire_nesting.h"
 
 #include <string>
 

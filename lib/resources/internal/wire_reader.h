@@ -22,8 +22,8 @@
 //     if (tag.field == 1 && tag.type == wire::kLengthDelimited) { ... }
 //     else if (!r.Skip(tag.type)) return false;
 //   }
-#ifndef XDSFED_LIB_RESOURCES_WIRE_READER_H_
-#define XDSFED_LIB_RESOURCES_WIRE_READER_H_
+#ifndef XDSFED_LIB_RESOURCES_INTERNAL_WIRE_READER_H_
+#define XDSFED_LIB_RESOURCES_INTERNAL_WIRE_READER_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -254,4 +254,4 @@ inline int32_t AsInt32(uint64_t v) {
 }  // namespace resources
 }  // namespace xdsfed
 
-#endif  // XDSFED_LIB_RESOURCES_WIRE_READER_H_
+#endif  // XDSFED_LIB_RESOURCES_INTERNAL_WIRE_READER_H_

@@ -1,4 +1,4 @@
-#include "lib/resources/descriptor_signature.h"
+#include "lib/resources/internal/descriptor_signature.h"
 
 #include <algorithm>
 #include <utility>

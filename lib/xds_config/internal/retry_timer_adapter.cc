@@ -1,4 +1,4 @@
-#include "lib/xds_config/retry_timer_adapter.h"
+#include "lib/xds_config/internal/retry_timer_adapter.h"
 
 #include <utility>
 

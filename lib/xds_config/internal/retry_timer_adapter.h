@@ -1,8 +1,8 @@
 // The cluster driver's DNS retry timer (cluster::RetryTimer) on a
 // client::Timers: the XdsClient's Options::timers when it was given some
 // (tests' fake clocks then drive DNS retries too), else DefaultTimers().
-#ifndef XDSFED_LIB_XDS_CONFIG_RETRY_TIMER_ADAPTER_H_
-#define XDSFED_LIB_XDS_CONFIG_RETRY_TIMER_ADAPTER_H_
+#ifndef XDSFED_LIB_XDS_CONFIG_INTERNAL_RETRY_TIMER_ADAPTER_H_
+#define XDSFED_LIB_XDS_CONFIG_INTERNAL_RETRY_TIMER_ADAPTER_H_
 
 #include <memory>
 
@@ -19,4 +19,4 @@ std::shared_ptr<cluster::RetryTimer> RetryTimerOn(
 }  // namespace xds_config
 }  // namespace xdsfed
 
-#endif  // XDSFED_LIB_XDS_CONFIG_RETRY_TIMER_ADAPTER_H_
+#endif  // XDSFED_LIB_XDS_CONFIG_INTERNAL_RETRY_TIMER_ADAPTER_H_

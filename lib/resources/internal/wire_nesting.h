@@ -7,8 +7,8 @@
 //   "cannot decode Cluster resource: not a serialized
 //    envoy.config.cluster.v3.Cluster: messages nest deeper than protobuf's
 //    limit of 100 levels"
-#ifndef XDSFED_LIB_RESOURCES_WIRE_NESTING_H_
-#define XDSFED_LIB_RESOURCES_WIRE_NESTING_H_
+#ifndef XDSFED_LIB_RESOURCES_INTERNAL_WIRE_NESTING_H_
+#define XDSFED_LIB_RESOURCES_INTERNAL_WIRE_NESTING_H_
 
 #include <string>
 
@@ -36,4 +36,4 @@ std::string DecodeFailureMessage(absl::string_view prefix,
 
 }  // namespace xdsfed::resources
 
-#endif  // XDSFED_LIB_RESOURCES_WIRE_NESTING_H_
+#endif  // XDSFED_LIB_RESOURCES_INTERNAL_WIRE_NESTING_H_

@@ -1,4 +1,4 @@
-#include "lib/resources/route_config_util.h"
+#include "lib/resources/internal/route_config_util.h"
 
 #include <algorithm>
 #include <cstdint>

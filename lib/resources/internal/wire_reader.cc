@@ -1,4 +1,4 @@
-#include "lib/resources/wire_reader.h"
+#include "lib/resources/internal/wire_reader.h"
 
 namespace xdsfed {
 namespace resources {

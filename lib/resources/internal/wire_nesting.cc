@@ -1,4 +1,4 @@
-#include "lib/resources/wire_nesting.h"
+#include "lib/resources/internal/wire_nesting.h"
 
 #include <cstdint>
 #include <vector>

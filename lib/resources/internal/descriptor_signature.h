@@ -8,8 +8,8 @@
 //       {pb::Duration::descriptor(), "proto3: 1 seconds int64; 2 nanos int32"},
 //   };
 //   std::vector<std::string> mismatches = SignatureMismatches(kExpected);
-#ifndef XDSFED_LIB_RESOURCES_DESCRIPTOR_SIGNATURE_H_
-#define XDSFED_LIB_RESOURCES_DESCRIPTOR_SIGNATURE_H_
+#ifndef XDSFED_LIB_RESOURCES_INTERNAL_DESCRIPTOR_SIGNATURE_H_
+#define XDSFED_LIB_RESOURCES_INTERNAL_DESCRIPTOR_SIGNATURE_H_
 
 #include <string>
 #include <vector>
@@ -39,4 +39,4 @@ std::vector<std::string> SignatureMismatches(
 }  // namespace resources
 }  // namespace xdsfed
 
-#endif  // XDSFED_LIB_RESOURCES_DESCRIPTOR_SIGNATURE_H_
+#endif  // XDSFED_LIB_RESOURCES_INTERNAL_DESCRIPTOR_SIGNATURE_H_

@@ -5,8 +5,8 @@
 //   std::optional<ProtoDuration> d = internal::ParseDuration(proto, &errors);
 //   std::optional<std::string> type =
 //       internal::ExtensionTypeName(any, &errors);  // TypedStruct unwrapped
-#ifndef XDSFED_LIB_RESOURCES_ROUTE_CONFIG_UTIL_H_
-#define XDSFED_LIB_RESOURCES_ROUTE_CONFIG_UTIL_H_
+#ifndef XDSFED_LIB_RESOURCES_INTERNAL_ROUTE_CONFIG_UTIL_H_
+#define XDSFED_LIB_RESOURCES_INTERNAL_ROUTE_CONFIG_UTIL_H_
 
 #include <optional>
 #include <string>
@@ -51,4 +51,4 @@ void ValidateTypedPerFilterConfig(
 }  // namespace resources
 }  // namespace xdsfed
 
-#endif  // XDSFED_LIB_RESOURCES_ROUTE_CONFIG_UTIL_H_
+#endif  // XDSFED_LIB_RESOURCES_INTERNAL_ROUTE_CONFIG_UTIL_H_
