@@ -172,7 +172,8 @@ class CountingWatcher final : public client::AnyWatcher {
 constexpr absl::string_view kBootstrap = R"json({
   "xds_servers": [{"server_uri": "fake-xds:443",
                    "channel_creds": [{"type": "insecure"}]}],
-  "node": {"id": "ingestion-bench"}
+  "node": {"id": "ingestion-bench"},
+  "authorities": {"a.example.com": {}}
 })json";
 
 // The two responses one case alternates between, and what they carry.
@@ -419,12 +420,12 @@ BENCHMARK(BM_IngestRds)
     ->Args({10000, 1})
     ->Unit(benchmark::kMicrosecond);
 
-// N Clusters in one response, every one watched.
-void BM_IngestCds(benchmark::State& state) {
+// N Clusters in one response, every one watched; named `prefix`-i.
+void IngestCds(benchmark::State& state, absl::string_view prefix) {
   const int n = static_cast<int>(state.range(0));
   std::vector<std::string> names;
   names.reserve(n);
-  for (int i = 0; i < n; ++i) names.push_back(absl::StrCat("cluster-", i));
+  for (int i = 0; i < n; ++i) names.push_back(absl::StrCat(prefix, i));
   Responses responses;
   responses.resources = n;
   responses.items = n;
@@ -443,11 +444,20 @@ void BM_IngestCds(benchmark::State& state) {
   }
   RunIngestion(state, ClusterTypeFor(state.range(1) != 0), names, responses);
 }
+void BM_IngestCds(benchmark::State& state) { IngestCds(state, "cluster-"); }
 // Second argument 1: the libprotobuf-only decode.
 BENCHMARK(BM_IngestCds)
     ->Args({10000, 0})
     ->Args({10000, 1})
     ->Unit(benchmark::kMicrosecond);
+// The same with xdstp names (federation): the client finds each response
+// name in its cache by the guessed canonical form (ResourceCache::Find,
+// lib/name/canonical_guess.h), as BM_LookupByName measures.
+void BM_IngestCdsXdstp(benchmark::State& state) {
+  IngestCds(state,
+            "xdstp://a.example.com/envoy.config.cluster.v3.Cluster/cluster-");
+}
+BENCHMARK(BM_IngestCdsXdstp)->Args({10000, 0})->Unit(benchmark::kMicrosecond);
 
 // Breakdown: the resource type's Decode alone (protobuf parse + validation
 // into the immutable value), and the protobuf parse alone (on an arena, as

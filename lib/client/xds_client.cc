@@ -33,6 +33,7 @@
 #include "lib/cache/resource_cache.h"
 #include "lib/client/config_dump.h"
 #include "lib/client/internal/ads_request.h"
+#include "lib/client/internal/ads_response.h"
 #include "lib/client/node.h"
 #include "lib/client/retrying_stream.h"
 #include "lib/name/resource_name.h"
@@ -41,9 +42,6 @@ namespace xdsfed {
 namespace client {
 
 namespace {
-
-constexpr absl::string_view kResourceWrapperType =
-    "envoy.service.discovery.v3.Resource";
 
 using cache::Entry;
 using cache::ServerId;
@@ -59,14 +57,6 @@ std::string CanonicalAuthority(const std::string& authority) {
   const std::string full = name.ToString();  // "xdstp://<auth>/t/"
   absl::string_view rest = absl::StripPrefix(full, "xdstp://");
   return std::string(rest.substr(0, rest.find('/')));
-}
-
-// "resource index i: name: " (no name: "resource index i: "), the start of
-// each error of a response; built only when there is an error to report.
-std::string ResourceErrorPrefix(int index, absl::string_view name) {
-  return name.empty()
-             ? absl::StrCat("resource index ", index, ": ")
-             : absl::StrCat("resource index ", index, ": ", name, ": ");
 }
 
 }  // namespace
@@ -191,6 +181,15 @@ class XdsClient::Impl final : public std::enable_shared_from_this<Impl>,
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendLocked(Channel* channel, TypeId type, Deferred* d)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The apply step of a response (OnRecvMessage parsed and decoded it):
+  // cache, watchers, the ACK or NACK.
+  void ApplyResponseLocked(
+      Channel* channel, AdsCall* call, TypeId tid,
+      const envoy::service::discovery::v3::DiscoveryResponse& response,
+      std::vector<DecodedResource>* decoded,
+      std::vector<std::shared_ptr<const resources::ResourceData>>*
+          dropped_values,
+      Deferred* d) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void MaybeStartTimerLocked(Channel* channel, AdsCall* call,
                              const Entry* entry, ResourceTimer* timer)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -702,168 +701,150 @@ void XdsClient::Impl::OnRecvMessage(uint64_t server_key, uint64_t call_gen,
   // ~6.5 M instructions, bench/RESULTS.md) is not ACK latency, and it
   // happens outside mu_.
   google::protobuf::Arena arena;
+  std::vector<DecodedResource> decoded;
   std::vector<std::shared_ptr<const resources::ResourceData>> dropped_values;
   Deferred d;
+  // Parse step (no lock; lib/client/internal/ads_response.h). C-core ignores
+  // (neither ACKs nor NACKs) a response it cannot decode and one of a type
+  // it does not know.
+  const envoy::service::discovery::v3::DiscoveryResponse* response =
+      ParseDiscoveryResponse(payload, &arena);
+  if (response == nullptr) return;
+  TypeId tid;
+  const resources::ResourceType* type;
+  {
+    MutexLock lock(&mu_);
+    Channel* channel = nullptr;
+    if (FindCallLocked(server, call_gen, &channel) == nullptr) return;
+    // C-core compares type URLs without their "type.googleapis.com/".
+    auto type_it = types_by_url_.find(absl::StrCat(
+        resources::kTypeUrlPrefix,
+        absl::StripPrefix(response->type_url(), resources::kTypeUrlPrefix)));
+    if (type_it == types_by_url_.end()) return;
+    tid = type_it->second;
+    type = types_[tid];  // outlives the client
+  }
+  resources::DecodeContext context;
+  context.federation = bootstrap_->federation();
+  decoded = DecodeResources(*response, *type, context, &arena);
+  // Apply step, under mu_. The events of one call never overlap, so the
+  // call is still current unless the channel was released meanwhile.
   {
     MutexLock lock(&mu_);
     Channel* channel = nullptr;
     AdsCall* call = FindCallLocked(server, call_gen, &channel);
     if (call == nullptr) return;
-    auto& response = *google::protobuf::Arena::CreateMessage<
-        envoy::service::discovery::v3::DiscoveryResponse>(&arena);
-    // C-core ignores (neither ACKs nor NACKs) a response it cannot decode
-    // and one of a type it does not know.
-    if (!response.ParseFromArray(payload.data(),
-                                 static_cast<int>(payload.size()))) {
-      return;
-    }
-    // C-core compares type URLs without their "type.googleapis.com/".
-    auto type_it = types_by_url_.find(absl::StrCat(
-        resources::kTypeUrlPrefix,
-        absl::StripPrefix(response.type_url(), resources::kTypeUrlPrefix)));
-    if (type_it == types_by_url_.end()) return;
-    const TypeId tid = type_it->second;
-    const resources::ResourceType& type = *types_[tid];
-    channel->stream.MarkResponse();
-    channel->status = absl::OkStatus();
-    const absl::Time now = timers_->Now();
-    const std::string& version = response.version_info();
-    const absl::string_view type_name = type.type_name();
-    resources::DecodeContext context;
-    context.federation = bootstrap_->federation();
-    std::vector<std::string> errors;
-    bool have_valid = false;
-    absl::flat_hash_set<const Entry*> seen_entries;
-    absl::flat_hash_set<std::string> seen_names;
-    for (int i = 0; i < response.resources_size(); ++i) {
-      const google::protobuf::Any& any = response.resources(i);
-      absl::string_view any_type =
-          absl::StripPrefix(any.type_url(), resources::kTypeUrlPrefix);
-      absl::string_view serialized = any.value();
-      std::string name;
-      if (any_type == kResourceWrapperType) {
-        // On the arena: `serialized` points into it after this block.
-        auto& wrapper = *google::protobuf::Arena::CreateMessage<
-            envoy::service::discovery::v3::Resource>(&arena);
-        if (!wrapper.ParseFromArray(serialized.data(),
-                                    static_cast<int>(serialized.size()))) {
-          errors.push_back(absl::StrCat(
-              "resource index ", i, ": Can't decode Resource proto wrapper"));
-          continue;
-        }
-        if (!wrapper.has_resource()) {
-          errors.push_back(
-              absl::StrCat("resource index ", i,
-                           ": No resource present in Resource proto wrapper"));
-          continue;
-        }
-        any_type = absl::StripPrefix(wrapper.resource().type_url(),
-                                     resources::kTypeUrlPrefix);
-        serialized = wrapper.resource().value();
-        name = wrapper.name();
-      }
-      if (any_type != type_name) {
-        errors.push_back(absl::StrCat(ResourceErrorPrefix(i, name),
-                                      "incorrect resource type \"", any_type,
-                                      "\" (should be \"", type_name, "\")"));
-        continue;
-      }
-      resources::DecodeResult result = type.Decode(context, serialized);
-      if (name.empty()) {
-        if (result.name.empty()) {
-          errors.push_back(absl::StrCat(ResourceErrorPrefix(i, name),
-                                        result.value.status().ToString()));
-          continue;
-        }
-        name = result.name;
-      }
-      if (!result.value.ok()) {
-        errors.push_back(absl::StrCat(ResourceErrorPrefix(i, name),
-                                      result.value.status().ToString()));
-      }
-      absl::StatusOr<cache::ResourceCache::Key> key = cache_.Parse(tid, name);
-      if (!key.ok()) {
-        errors.push_back(absl::StrCat(ResourceErrorPrefix(i, name),
-                                      "Cannot parse xDS resource name"));
-        continue;
-      }
-      if (!seen_names.insert(std::string(key->name.normalized)).second) {
-        errors.push_back(absl::StrCat(ResourceErrorPrefix(i, name),
-                                      "duplicate resource name"));
-        continue;
-      }
-      Entry* entry = cache_.Find(*key);
-      // Only resources of this server's authorities count: another
-      // server's resource of the same name is not ours to update.
-      if (entry == nullptr || cache_.server(entry->authority()) != server) {
-        continue;  // not subscribed: ignored
-      }
-      auto timer_it = call->resources.find(entry);
-      if (timer_it != call->resources.end()) {
-        timer_it->second.seen = true;
-        if (timer_it->second.timer != Timers::kInvalidHandle) {
-          timers_->Cancel(timer_it->second.timer);
-          timer_it->second.timer = Timers::kInvalidHandle;
-        }
-      }
-      if (type.all_resources_required_in_sotw()) seen_entries.insert(entry);
-      entry->set_client_data(entry->client_data() & ~kIgnoredDeletion);
-      if (!result.value.ok()) {
-        NotifyErrorLocked(*entry, absl::UnavailableError(absl::StrCat(
-                                      "invalid resource: ",
-                                      result.value.status().ToString())));
-        cache_.SetNacked(entry, result.value.status(), version, now);
-        continue;
-      }
-      have_valid = true;
-      std::shared_ptr<const resources::ResourceData> value =
-          std::move(*result.value);
-      if (entry->value() != nullptr &&
-          type.Equal(entry->value().get(), value.get())) {
-        // Unchanged: record the version, tell nobody.
-        cache_.SetAcked(entry, entry->value(), std::string(serialized), version,
-                        now);
-        dropped_values.push_back(std::move(value));
-        continue;
-      }
-      if (entry->value() != nullptr) dropped_values.push_back(entry->value());
-      cache_.SetAcked(entry, std::move(value), std::string(serialized), version,
-                      now);
-      NotifyChangedLocked(*entry);
-    }
-    TypeState& state = call->types[tid];
-    state.nonce = response.nonce();
-    if (!errors.empty()) {
-      state.error = absl::UnavailableError(
-          absl::StrCat("xDS response validation errors: [",
-                       absl::StrJoin(errors, "; "), "]"));
-    }
-    // State of the world (LDS, CDS): a cached resource missing from the
-    // response was deleted. Resources without a value are left to the
-    // does-not-exist timer (the response may predate their request).
-    if (type.all_resources_required_in_sotw()) {
-      std::vector<Entry*> deleted;
-      cache_.ForEachOfServer(server, tid, [&](Entry& e) {
-        if (seen_entries.contains(&e) || e.value() == nullptr) return;
-        deleted.push_back(&e);
-      });
-      for (Entry* e : deleted) {
-        if (channel->server->IgnoreResourceDeletion()) {
-          // Kept; C-core logs this once per resource, the config dump
-          // shows it.
-          e->set_client_data(e->client_data() | kIgnoredDeletion);
-          continue;
-        }
-        cache_.SetDoesNotExist(e, now);
-        NotifyDoesNotExistLocked(*e);
-      }
-    }
-    // C-core: the version moves on if anything was valid or nothing failed,
-    // so a partly bad response is NACKed with its own version.
-    if (have_valid || errors.empty()) channel->versions[tid] = version;
-    SendLocked(channel, tid, &d);
+    ApplyResponseLocked(channel, call, tid, *response, &decoded,
+                        &dropped_values, &d);
   }
   RunDeferred(&d);
+}
+
+void XdsClient::Impl::ApplyResponseLocked(
+    Channel* channel, AdsCall* call, TypeId tid,
+    const envoy::service::discovery::v3::DiscoveryResponse& response,
+    std::vector<DecodedResource>* decoded,
+    std::vector<std::shared_ptr<const resources::ResourceData>>* dropped_values,
+    Deferred* d) {
+  const ServerId server = channel->id;
+  const resources::ResourceType& type = *types_[tid];
+  channel->stream.MarkResponse();
+  channel->status = absl::OkStatus();
+  const absl::Time now = timers_->Now();
+  const std::string& version = response.version_info();
+  std::vector<std::string> errors;
+  bool have_valid = false;
+  // Duplicates: a subscribed name by its entry, any other by its normalized
+  // form (two spellings of one name are both subscribed or neither).
+  absl::flat_hash_set<const Entry*> seen_entries;
+  absl::flat_hash_set<std::string> seen_names;
+  for (DecodedResource& r : *decoded) {
+    if (!r.error.empty()) errors.push_back(std::move(r.error));
+    if (!r.named) continue;
+    // The usual name is found without normalizing it (ResourceCache::Find's
+    // guessed probe, lib/name/canonical_guess.h: what BM_LookupByName
+    // measures); only a name not cached is parsed, for its errors.
+    Entry* entry = cache_.Find(tid, r.name);
+    if (entry == nullptr) {
+      absl::StatusOr<cache::ResourceCache::Key> key = cache_.Parse(tid, r.name);
+      if (!key.ok()) {
+        errors.push_back(absl::StrCat(ResourceErrorPrefix(r.index, r.name),
+                                      "Cannot parse xDS resource name"));
+      } else if (!seen_names.insert(std::string(key->name.normalized)).second) {
+        errors.push_back(absl::StrCat(ResourceErrorPrefix(r.index, r.name),
+                                      "duplicate resource name"));
+      }
+      continue;  // not subscribed: ignored
+    }
+    if (!seen_entries.insert(entry).second) {
+      errors.push_back(absl::StrCat(ResourceErrorPrefix(r.index, r.name),
+                                    "duplicate resource name"));
+      continue;
+    }
+    // Only resources of this server's authorities count: another server's
+    // resource of the same name is not ours to update.
+    if (cache_.server(entry->authority()) != server) continue;
+    auto timer_it = call->resources.find(entry);
+    if (timer_it != call->resources.end()) {
+      timer_it->second.seen = true;
+      if (timer_it->second.timer != Timers::kInvalidHandle) {
+        timers_->Cancel(timer_it->second.timer);
+        timer_it->second.timer = Timers::kInvalidHandle;
+      }
+    }
+    entry->set_client_data(entry->client_data() & ~kIgnoredDeletion);
+    if (!r.value.ok()) {
+      NotifyErrorLocked(
+          *entry, absl::UnavailableError(absl::StrCat(
+                      "invalid resource: ", r.value.status().ToString())));
+      cache_.SetNacked(entry, r.value.status(), version, now);
+      continue;
+    }
+    have_valid = true;
+    std::shared_ptr<const resources::ResourceData> value = std::move(*r.value);
+    if (entry->value() != nullptr &&
+        type.Equal(entry->value().get(), value.get())) {
+      // Unchanged: record the version, tell nobody.
+      cache_.SetAcked(entry, entry->value(), std::string(r.serialized), version,
+                      now);
+      dropped_values->push_back(std::move(value));
+      continue;
+    }
+    if (entry->value() != nullptr) dropped_values->push_back(entry->value());
+    cache_.SetAcked(entry, std::move(value), std::string(r.serialized), version,
+                    now);
+    NotifyChangedLocked(*entry);
+  }
+  TypeState& state = call->types[tid];
+  state.nonce = response.nonce();
+  if (!errors.empty()) {
+    state.error = absl::UnavailableError(absl::StrCat(
+        "xDS response validation errors: [", absl::StrJoin(errors, "; "), "]"));
+  }
+  // State of the world (LDS, CDS): a cached resource missing from the
+  // response was deleted. Resources without a value are left to the
+  // does-not-exist timer (the response may predate their request).
+  if (type.all_resources_required_in_sotw()) {
+    std::vector<Entry*> deleted;
+    cache_.ForEachOfServer(server, tid, [&](Entry& e) {
+      if (seen_entries.contains(&e) || e.value() == nullptr) return;
+      deleted.push_back(&e);
+    });
+    for (Entry* e : deleted) {
+      if (channel->server->IgnoreResourceDeletion()) {
+        // Kept; C-core logs this once per resource, the config dump
+        // shows it.
+        e->set_client_data(e->client_data() | kIgnoredDeletion);
+        continue;
+      }
+      cache_.SetDoesNotExist(e, now);
+      NotifyDoesNotExistLocked(*e);
+    }
+  }
+  // C-core: the version moves on if anything was valid or nothing failed,
+  // so a partly bad response is NACKed with its own version.
+  if (have_valid || errors.empty()) channel->versions[tid] = version;
+  SendLocked(channel, tid, d);
 }
 
 void XdsClient::Impl::ScheduleLocked(WatchId id,
