@@ -403,6 +403,21 @@ TEST(XdsClientTest, ResponseErrorsTable) {
        kPrefix + "resource index 1: l1: duplicate resource name]",
        {"changed:x"},
        {}},
+      {"duplicate name of a resource not subscribed: an error as well",
+       {{"other", "q"}, {"other", "r"}, {"l1", "x"}},
+       "v1",
+       kPrefix + "resource index 1: other: duplicate resource name]",
+       {"changed:x"},
+       {}},
+      {"two spellings of one xdstp name not subscribed (params reordered)",
+       {{std::string(kLdsA) + "x?a=1&b=2", "q"},
+        {std::string(kLdsA) + "x?b=2&a=1", "r"},
+        {"l1", "x"}},
+       "v1",
+       kPrefix + "resource index 1: " + std::string(kLdsA) +
+           "x?b=2&a=1: duplicate resource name]",
+       {"changed:x"},
+       {}},
       {"C-core: resources not subscribed are ignored",
        {{"other", "q"}, {"l1", "x"}, {"l2", "y"}},
        "v1",
@@ -431,6 +446,24 @@ TEST(XdsClientTest, ResponseErrorsTable) {
     EXPECT_EQ(w1->events(), c.want_l1);
     EXPECT_EQ(w2->events(), c.want_l2);
   }
+}
+
+// A subscribed xdstp name is found in the cache however its params are
+// ordered (ResourceCache::Find's guessed probe); a second spelling of it in
+// the same response is a duplicate, and the first one applies.
+TEST(XdsClientTest, SubscribedNameSpelledTwiceIsADuplicate) {
+  Harness h;
+  auto w = h.Watch(FakeListenerType(), std::string(kLdsA) + "x?b=2&a=1");
+  FakeCall* ads = h.factory->Call(0);
+  ads->Respond(MakeResponse(kLdsUrl, "v1", "n1",
+                            {{std::string(kLdsA) + "x?b=2&a=1", "p"},
+                             {std::string(kLdsA) + "x?a=1&b=2", "q"}}));
+  DiscoveryRequest r = ads->LastRequest();
+  EXPECT_EQ(r.version_info(), "v1");
+  EXPECT_EQ(r.error_detail().message(),
+            "xDS response validation errors: [resource index 1: " +
+                std::string(kLdsA) + "x?a=1&b=2: duplicate resource name]");
+  EXPECT_THAT(w->TakeEvents(), ElementsAre("changed:p"));
 }
 
 TEST(XdsClientTest, NackKeepsLastGoodValue) {
