@@ -38,12 +38,16 @@ function(xdsfed_schema_library name)
       VERBATIM)
     list(APPEND srcs ${source})
   endforeach()
+  # What the generated code includes (codegen/generator.cc writes the
+  # #include lines; cmake/CheckDeps.cmake keeps the two equal).
+  set(generated_deps xdsfed::json xdsfed::base absl::status absl::statusor
+      absl::strings absl::time JsonCpp::JsonCpp)
   if(A_NO_INSTALL)
     add_library(${name} STATIC ${srcs})
     target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}
                                               ${XDSFED_GEN_DIR})
-    target_link_libraries(${name} PUBLIC xdsfed::json ${A_DEPS})
+    target_link_libraries(${name} PUBLIC ${generated_deps} ${A_DEPS})
   else()
-    xdsfed_library(${name} SRCS ${srcs} DEPS xdsfed::json ${A_DEPS})
+    xdsfed_library(${name} SRCS ${srcs} DEPS ${generated_deps} ${A_DEPS})
   endif()
 endfunction()
