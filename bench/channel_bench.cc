@@ -60,7 +60,8 @@ void BM_Pick(benchmark::State& state) {
   dp->Update(testing::Config(
       {{"/other.", "x"}, {"/grpc.health.v1.Health/", "c"}},
       {testing::Cluster("c", {testing::EdsLeaf("c", {locs})}),
-       testing::Cluster("x", {testing::EdsLeaf("x", {{{"z", 1, {"1.1.1.1:1"}}}})})}));
+       testing::Cluster(
+           "x", {testing::EdsLeaf("x", {{{"z", 1, {"1.1.1.1:1"}}}})})}));
   const PickArgs args{"/grpc.health.v1.Health/Check", {}};
   bool queued = false;
   {
@@ -114,8 +115,9 @@ struct Loopback {
     xds = *XdsChannel::Create(*bootstrap, "xds:///svc", {});
     grpc::ChannelArguments args;
     args.SetString(GRPC_ARG_DEFAULT_AUTHORITY, "svc");
-    direct = grpc::CreateCustomChannel(absl::StrCat("ipv4:127.0.0.1:", port),
-                                       grpc::InsecureChannelCredentials(), args);
+    direct =
+        grpc::CreateCustomChannel(absl::StrCat("ipv4:127.0.0.1:", port),
+                                  grpc::InsecureChannelCredentials(), args);
     direct_stub = std::make_unique<grpc::GenericStub>(direct);
     // Both connected before measuring.
     GenericUnary(*xds, kCheck, "", absl::Now() + absl::Seconds(10));
@@ -157,10 +159,10 @@ void BM_Unary(benchmark::State& state) {
   state.SetLabel(xds ? "xds" : "direct");
   int64_t failed = 0;
   for (auto _ : state) {
-    bool ok = xds ? GenericUnary(*lb.xds, kCheck, "",
-                                 absl::Now() + absl::Seconds(10))
-                        .status.ok()
-                  : DirectUnary(*lb.direct_stub).ok();
+    bool ok =
+        xds ? GenericUnary(*lb.xds, kCheck, "", absl::Now() + absl::Seconds(10))
+                  .status.ok()
+            : DirectUnary(*lb.direct_stub).ok();
     if (!ok) ++failed;
   }
   if (failed > 0) state.SkipWithError("RPCs failed");

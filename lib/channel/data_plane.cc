@@ -593,6 +593,21 @@ void DataPlane::OnRetentionTimer(const std::string& cluster, uint64_t token) {
 }
 
 void DataPlane::OnEndpointChange() {
+  if (!options_.batch_endpoint_changes) {
+    ApplyEndpointChanges();
+    return;
+  }
+  // Changes arriving before the batch runs join it.
+  if (changes_pending_.exchange(true)) return;
+  options_.timers->RunAfter(absl::ZeroDuration(), [weak = weak_from_this()] {
+    if (auto self = weak.lock()) {
+      self->changes_pending_.store(false);
+      self->ApplyEndpointChanges();
+    }
+  });
+}
+
+void DataPlane::ApplyEndpointChanges() {
   mu_.Lock();
   if (!shutdown_) {
     RefreshStatesLocked();

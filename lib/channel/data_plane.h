@@ -27,6 +27,7 @@
 #ifndef XDSFED_LIB_CHANNEL_DATA_PLANE_H_
 #define XDSFED_LIB_CHANNEL_DATA_PLANE_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -93,6 +94,11 @@ class DataPlane : public std::enable_shared_from_this<DataPlane> {
     std::shared_ptr<lrs::LrsClient> lrs;
     // Null: lrs::CallCounterRegistry::Global().
     lrs::CallCounterRegistry* call_counters = nullptr;
+    // Endpoint state changes are applied on the timer thread, many at once,
+    // instead of on the notifying thread one by one: each application is
+    // O(endpoints), so 100,000 endpoints connecting one by one would be
+    // quadratic. Off: applied at once (unit tests drive changes one by one).
+    bool batch_endpoint_changes = false;
     absl::Duration failover_timeout = absl::Seconds(10);
     absl::Duration retention = absl::Minutes(15);
     // A LOGICAL_DNS child's connections failed: re-resolve `leaf` in the
@@ -164,6 +170,7 @@ class DataPlane : public std::enable_shared_from_this<DataPlane> {
   // requests, async picks).
   void FinishUpdate() ABSL_UNLOCK_FUNCTION(mu_);
   void OnEndpointChange();
+  void ApplyEndpointChanges();
   void OnFailoverTimer(const std::string& cluster, uint64_t token);
   void OnRetentionTimer(const std::string& cluster, uint64_t token);
   void OnWaiterDeadline(uint64_t id);
@@ -196,6 +203,8 @@ class DataPlane : public std::enable_shared_from_this<DataPlane> {
   // own thread, which must not destroy the factory).
   std::shared_ptr<EndpointFactory> factory_ ABSL_GUARDED_BY(mu_);
   uint64_t picker_version_ ABSL_GUARDED_BY(mu_) = 0;
+  // A batch of endpoint changes is scheduled (batch_endpoint_changes).
+  std::atomic<bool> changes_pending_{false};
   // Read by picks without mu_ (std::atomic_load / atomic_store).
   std::shared_ptr<const Picker> picker_;
 };

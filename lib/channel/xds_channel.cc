@@ -56,6 +56,7 @@ absl::StatusOr<std::unique_ptr<XdsChannel>> XdsChannel::Create(
   dp.endpoints = ch->factory_;
   dp.timers = options.timers;
   dp.lrs = ch->lrs_;
+  dp.batch_endpoint_changes = true;
   dp.failover_timeout = options.failover_timeout;
   dp.retention = options.retention;
   dp.request_reresolution = [ref = std::weak_ptr<ManagerRef>(ch->manager_)](

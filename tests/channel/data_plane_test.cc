@@ -27,9 +27,10 @@ using C = Connectivity;
 
 class DataPlaneTest : public ::testing::Test {
  protected:
-  void Start(C initial = C::kConnecting) {
+  void Start(C initial = C::kConnecting, bool batch = false) {
     factory_ = std::make_shared<FakeEndpointFactory>(initial);
     DataPlane::Options o;
+    o.batch_endpoint_changes = batch;
     o.endpoints = factory_;
     o.timers = timers_;
     o.call_counters = &counters_;
@@ -419,6 +420,69 @@ TEST_F(DataPlaneTest, PicksFromEightThreadsDuringUpdates) {
   for (auto& t : threads) t.join();
   EXPECT_GT(ok.load(), 0);
   EXPECT_EQ(counters_.GetOrCreate("c", "")->Load(), 0u);
+}
+
+// Batched endpoint changes (XdsChannel's setting): changes seen before the
+// batch runs on the timer thread are applied together, once.
+TEST_F(DataPlaneTest, BatchedEndpointChanges) {
+  Start(C::kConnecting, /*batch=*/true);
+  dp_->Update(
+      Config({{"/", "c"}},
+             {Cluster("c", {EdsLeaf("c", {{{"z", 1, {"a:1", "b:1"}}}})})}));
+  factory_->Set("a:1", C::kReady);
+  factory_->Set("b:1", C::kReady);
+  EXPECT_EQ(PickOnce(), "QUEUED");  // not applied yet
+  timers_->Advance(absl::ZeroDuration());
+  int batches = 0;
+  for (absl::Duration d : timers_->delays()) {
+    if (d == absl::ZeroDuration()) ++batches;
+  }
+  EXPECT_EQ(batches, 1);  // one batch for both changes
+  auto counts = Count(10);
+  EXPECT_EQ(counts["a:1"], 5);
+  EXPECT_EQ(counts["b:1"], 5);
+}
+
+// Issue 13 "Bad input": an endpoint list of 100,000 entries, then an EDS
+// update every millisecond; picks on other threads keep going (they never
+// take the update lock) and the endpoint set follows the last update.
+TEST_F(DataPlaneTest, HugeEndpointListAndUpdateStorm) {
+  Start(C::kReady);
+  auto config = [](int n, int offset) {
+    std::vector<std::string> addresses;
+    addresses.reserve(n);
+    for (int i = 0; i < n; ++i) {
+      addresses.push_back(absl::StrCat("10.", (offset + i) / 65536, ".",
+                                       (offset + i) / 256 % 256, ".",
+                                       (offset + i) % 256, ":80"));
+    }
+    return Config({{"/", "c"}},
+                  {Cluster("c", {EdsLeaf("c", {{{"z", 1, addresses}}})})});
+  };
+  dp_->Update(config(100000, 0));
+  EXPECT_EQ(dp_->endpoint_count(), 100000u);
+  std::atomic<bool> stop{false};
+  std::atomic<int> picks_during_storm[2] = {0, 0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&, t] {
+      while (!stop.load()) {
+        bool queued = false;
+        PickResult r = dp_->TryPick({"/s/M", {}}, &queued);
+        if (r.status.ok()) ++picks_during_storm[t];
+      }
+    });
+  }
+  for (int i = 0; i < 200; ++i) {
+    dp_->Update(config(100, i));
+    absl::SleepFor(absl::Milliseconds(1));
+  }
+  stop = true;
+  for (auto& t : threads) t.join();
+  EXPECT_GT(picks_during_storm[0].load(), 0);
+  EXPECT_GT(picks_during_storm[1].load(), 0);
+  EXPECT_EQ(dp_->endpoint_count(), 100u);
+  EXPECT_EQ(PickOnce().substr(0, 3), "10.");
 }
 
 }  // namespace
