@@ -98,6 +98,9 @@ int RunCall(Context& context) {
     line["valid"] = true;
     line["event"] = "rpc";
     line["unix_us"] = Json::Int64(absl::ToUnixMicros(done));
+    // Added key: ms since the command started (as the peer harness's
+    // clients print it).
+    line["t_ms"] = absl::ToDoubleMilliseconds(done - start);
     const char* code = CodeName(r.status.error_code());
     line["code"] = code;
     if (!r.status.ok()) line["message"] = r.status.error_message();
