@@ -77,7 +77,9 @@ uint64_t ThreadLocalRandom(uint64_t bound);
 // std::string>, grpc++'s ServerContext::client_metadata() /
 // ClientContext::GetServerInitialMetadata(), ...): the single value, or the
 // values joined with "," in *scratch (the multimap's order, which for
-// grpc++ is the order they arrived in).
+// grpc++ is the order they arrived in). With std::string keys the lookup
+// builds a key string (an allocation past 15 characters); grpc::string_ref
+// keys cost none.
 template <typename Multimap>
 std::optional<absl::string_view> JoinedHeaderValue(const Multimap& headers,
                                                    absl::string_view name,
