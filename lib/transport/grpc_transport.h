@@ -59,7 +59,8 @@ struct GrpcTransportOptions {
   // long the diagnostic handshake that says why (expired, not from a CA of
   // ca_certificate_file, not valid for the host; tls_diagnosis.h) may take.
   // It runs once each time the channel enters TRANSIENT_FAILURE, on the
-  // watcher thread. Zero: no diagnosis.
+  // watcher thread, after the probe: destroying a transport meanwhile waits
+  // for both. Zero: no diagnosis.
   absl::Duration tls_diagnosis_timeout = absl::Seconds(1);
 };
 
