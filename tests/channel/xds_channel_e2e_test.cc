@@ -402,6 +402,44 @@ TEST_F(XdsChannelE2eTest, CircuitBreakerAndLoadReport) {
   EXPECT_EQ(dropped, 1u);
 }
 
+// Issue 13 "Bad input": a route configuration whose safe_regex RE2 rejects
+// is NACKed (its field path in error_detail); the channel keeps the last
+// good routes and RPCs go on.
+TEST_F(XdsChannelE2eTest, BadRegexRouteNackedRpcsContinue) {
+  int port = 0;
+  auto backend = Backend("b1", &port);
+  cp_->SetSnapshot(MakeSnapshot("1", {Route("route", R"({"cluster":"c"})")},
+                                {Eds("c")}, {Cla("c", {port})}));
+  auto ch = Channel();
+  ASSERT_NE(ch, nullptr);
+  ASSERT_TRUE(GenericUnary(*ch, kCheck, "", absl::Now() + absl::Seconds(10))
+                  .status.ok());
+  cp_->SetSnapshot(MakeSnapshot(
+      "2", {R"("route":{"virtual_hosts":[{"name":"vh","domains":["svc"],
+  "routes":[{"match":{"safe_regex":{"regex":"(unclosed"}},"route":{"cluster":"c"}}]}]})"},
+      {Eds("c")}, {Cla("c", {port})}));
+  std::string nack;
+  ASSERT_TRUE(cp_->WaitForRequests(
+      [&](const std::vector<Json::Value>& log) {
+        for (const Json::Value& r : log) {
+          if (r["type_url"].asString().find("RouteConfiguration") !=
+                  std::string::npos &&
+              r["error_detail"].isObject()) {
+            nack = r["error_detail"]["message"].asString();
+            return true;
+          }
+        }
+        return false;
+      },
+      absl::Seconds(10)));
+  EXPECT_NE(nack.find("safe_regex"), std::string::npos) << nack;
+  for (int i = 0; i < 20; ++i) {
+    GenericCallResult r =
+        GenericUnary(*ch, kCheck, "", absl::Now() + absl::Seconds(10));
+    EXPECT_TRUE(r.status.ok()) << r.status.error_message();
+  }
+}
+
 }  // namespace
 }  // namespace channel
 }  // namespace xdsfed
