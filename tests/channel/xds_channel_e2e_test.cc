@@ -6,8 +6,10 @@
 // reports to the cluster's LRS server (A47: `self`), circuit breaking
 // (A37 §xds_cluster_impl) and the data-plane authority as :authority (A47).
 #include <atomic>
+#include <condition_variable>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,10 +19,12 @@
 #include "absl/strings/substitute.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "grpc/health/v1/health.grpc.pb.h"
 #include "gtest/gtest.h"
 #include "lib/base/mutex.h"
 #include "lib/bootstrap/bootstrap.h"
 #include "lib/channel/generic_call.h"
+#include "lib/channel/unary.h"
 #include "lib/channel/xds_channel.h"
 #include "tools/control_plane/control_plane.h"
 #include "tools/health_backend/health_backend.h"
@@ -400,6 +404,55 @@ TEST_F(XdsChannelE2eTest, CircuitBreakerAndLoadReport) {
       absl::Seconds(10));
   EXPECT_EQ(ok, 3u);
   EXPECT_EQ(dropped, 1u);
+}
+
+// The one-line helpers with a generated stub (grpc.health.v1.Health): sync
+// Unary and callback UnaryCallback, each picking through the channel and
+// calling on the endpoint's cached stub.
+TEST_F(XdsChannelE2eTest, GeneratedStubHelpers) {
+  using grpc::health::v1::Health;
+  using grpc::health::v1::HealthCheckRequest;
+  using grpc::health::v1::HealthCheckResponse;
+  int port = 0;
+  auto backend = Backend("b1", &port);
+  cp_->SetSnapshot(MakeSnapshot("1", {Route("route", R"({"cluster":"c"})")},
+                                {Eds("c")}, {Cla("c", {port})}));
+  auto ch = Channel();
+  ASSERT_NE(ch, nullptr);
+  HealthCheckRequest request;
+  HealthCheckResponse response;
+  {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() +
+                     std::chrono::seconds(10));
+    PickResult pick;
+    grpc::Status s = Unary(*ch, kCheck, &Health::Stub::Check, &ctx, request,
+                           &response, {}, &pick);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+    EXPECT_EQ(response.status(), HealthCheckResponse::SERVING);
+    EXPECT_EQ(pick.cluster, "c");
+    EXPECT_FALSE(pick.tracker.active());  // finished by Unary
+  }
+  {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() +
+                     std::chrono::seconds(10));
+    HealthCheckResponse async_response;
+    Mutex mu;
+    std::condition_variable_any cv;
+    std::optional<grpc::Status> done;
+    UnaryCallback<Health::Stub>(*ch, kCheck, &Health::Stub::async::Check, &ctx,
+                                &request, &async_response, [&](grpc::Status s) {
+                                  MutexLock lock(&mu);
+                                  done = s;
+                                  cv.notify_all();
+                                });
+    MutexLock lock(&mu);
+    while (!done.has_value()) cv.wait(mu);
+    EXPECT_TRUE(done->ok()) << done->error_message();
+    EXPECT_EQ(async_response.status(), HealthCheckResponse::SERVING);
+  }
+  EXPECT_EQ(backend->service().checks_answered(), 2u);
 }
 
 // Issue 13 "Bad input": a route configuration whose safe_regex RE2 rejects
