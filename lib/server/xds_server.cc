@@ -100,6 +100,9 @@ class XdsServer::Impl : public std::enable_shared_from_this<Impl> {
     uint64_t one = 1;
     (void)!write(wake_fd_, &one, sizeof(one));
     if (accept_thread_.joinable()) accept_thread_.join();
+    // Refuse connections from now on instead of leaving them in the backlog.
+    close(listen_fd_);
+    listen_fd_ = -1;
     if (manager != nullptr) manager->Stop();
     std::vector<std::shared_ptr<Generation>> all;
     {
@@ -354,7 +357,7 @@ class XdsServer::Impl : public std::enable_shared_from_this<Impl> {
   const SocketAddress address_;
   const std::string address_text_;
   const std::string listener_name_;
-  const int listen_fd_;
+  int listen_fd_;  // -1 once Shutdown closed it
   const int wake_fd_;
   std::shared_ptr<client::XdsClient> client_;
   std::thread accept_thread_;

@@ -5,6 +5,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <thread>
+#include <vector>
+
 #include "gtest/gtest.h"
 #include "lib/server/xds_server.h"
 #include "tests/server/server_test_support.h"
@@ -73,6 +77,63 @@ TEST(XdsServerBuilder, NoListeningPortFailsStart) {
   XdsServerBuilder builder;
   builder.set_bootstrap(testing::ServerBootstrap(1));
   EXPECT_FALSE(builder.BuildAndStart().ok());
+}
+
+}  // namespace
+}  // namespace xdsfed::server
+
+namespace xdsfed::server {
+namespace {
+
+// The accept loop, the notifier and Shutdown on their own threads (run under
+// TSan, scripts/test.sh): the control plane is unreachable, so the server
+// stays NOT_SERVING (A36: transient xDS issues do not fail start) and closes
+// every connection, while clients connect from several threads.
+TEST(XdsServer, NotServingClosesConcurrentConnectionsAndShutsDown) {
+  const int port = testing::FreePort();
+  testing::NotifierLog log;
+  XdsServerBuilder builder;
+  // Port 1 on loopback: nothing listens there.
+  builder
+      .AddListeningPort(absl::StrCat("127.0.0.1:", port),
+                        grpc::InsecureServerCredentials())
+      .set_bootstrap(testing::ServerBootstrap(1))
+      .set_status_notifier([&log](const std::string& a, const absl::Status& s) {
+        log.Record(a, s);
+      });
+  auto server = builder.BuildAndStart();
+  ASSERT_TRUE(server.ok()) << server.status();
+  EXPECT_FALSE((*server)->serving());
+  std::vector<std::thread> clients;
+  std::atomic<int> eof{0};
+  for (int t = 0; t < 4; ++t) {
+    clients.emplace_back([&] {
+      for (int i = 0; i < 25; ++i) {
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_port = htons(port);
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0) {
+          char c;
+          if (read(fd, &c, 1) == 0) eof.fetch_add(1);
+        }
+        close(fd);
+      }
+    });
+  }
+  for (auto& c : clients) c.join();
+  EXPECT_EQ(eof.load(), 100);
+  EXPECT_EQ((*server)->connections_closed_unserved(), 100u);
+  (*server)->Shutdown();
+  // Connections are refused once shut down.
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  EXPECT_NE(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+  close(fd);
 }
 
 }  // namespace
