@@ -101,7 +101,9 @@ FilterChainData ParseFilterChain(const listener_pb::FilterChain& proto,
                                       *type, ": expected ",
                                       kDownstreamTlsContextType));
       } else if (type.has_value()) {
-        out.downstream_tls_context = any.value();
+        Field value(errors, absl::StrCat(".value[", *type, "]"));
+        out.tls = ParseDownstreamTlsContext(any.value(), errors);
+        if (out.tls.has_value()) out.downstream_tls_context = any.value();
       }
     }
   }
@@ -226,6 +228,7 @@ Json::Value FilterChainData::ToJson() const {
   Json::Value out(Json::objectValue);
   out["http_connection_manager"] = http_connection_manager.ToJson();
   out["has_downstream_tls_context"] = !downstream_tls_context.empty();
+  if (tls.has_value()) out["downstream_tls_context"] = tls->ToJson();
   return out;
 }
 

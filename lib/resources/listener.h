@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "json/json.h"
+#include "lib/resources/downstream_tls_context.h"
 #include "lib/resources/filter_chain_match.h"
 #include "lib/resources/http_connection_manager.h"
 #include "lib/resources/resource_type.h"
@@ -45,11 +46,13 @@ struct ApiListener {
 struct FilterChainData {
   HttpConnectionManager http_connection_manager;
   // The transport_socket's DownstreamTlsContext, serialized; "" if none.
-  // TODO(h1): validate it once our protos carry DownstreamTlsContext.
   std::string downstream_tls_context;
+  // The same, validated (A29): set exactly when downstream_tls_context is
+  // not empty; the chain's connections are served with TLS.
+  std::optional<DownstreamTlsContext> tls;
   bool operator==(const FilterChainData& o) const {
     return http_connection_manager == o.http_connection_manager &&
-           downstream_tls_context == o.downstream_tls_context;
+           downstream_tls_context == o.downstream_tls_context && tls == o.tls;
   }
   Json::Value ToJson() const;
 };

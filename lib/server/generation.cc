@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <map>
 #include <variant>
 
 #include "absl/strings/str_cat.h"
@@ -132,9 +133,44 @@ absl::StatusOr<std::unique_ptr<Generation>> Generation::Start(
       interceptors;
   interceptors.push_back(std::make_unique<RouteCheckFactory>(g.get()));
   builder.experimental().SetInterceptorCreators(std::move(interceptors));
-  g->acceptor_ = builder.experimental().AddExternalConnectionAcceptor(
-      grpc::ServerBuilder::experimental_type::ExternalConnectionType::FROM_FD,
-      options.credentials);
+  // A36 / A29: each chain's credentials; one acceptor per distinct
+  // credentials object (the TLS cache returns one per distinct setting).
+  std::map<grpc::ServerCredentials*,
+           grpc::experimental::ExternalConnectionAcceptor*>
+      by_creds;
+  auto acceptor_for = [&](const std::shared_ptr<grpc::ServerCredentials>& c) {
+    auto it = by_creds.find(c.get());
+    if (it != by_creds.end()) return it->second;
+    g->acceptors_.push_back(
+        builder.experimental().AddExternalConnectionAcceptor(
+            grpc::ServerBuilder::experimental_type::ExternalConnectionType::
+                FROM_FD,
+            c));
+    by_creds[c.get()] = g->acceptors_.back().get();
+    return g->acceptors_.back().get();
+  };
+  auto chain_creds = [&](const resources::FilterChainData* chain)
+      -> grpc::experimental::ExternalConnectionAcceptor* {
+    if (chain == nullptr) return nullptr;
+    if (!chain->tls.has_value()) return acceptor_for(options.credentials);
+    if (!options.tls_credentials) return nullptr;
+    auto creds = options.tls_credentials(*chain->tls);
+    if (!creds.ok()) {
+      config_errors->push_back(absl::StrCat(
+          "TLS credentials unavailable (connections on its filter chain are "
+          "closed): ",
+          creds.status().message()));
+      return nullptr;
+    }
+    return acceptor_for(*creds);
+  };
+  for (const auto& chain : g->listener_->filter_chains) {
+    g->chain_acceptor_.push_back(chain_creds(&chain));
+  }
+  g->chain_acceptor_.push_back(
+      chain_creds(g->listener_->default_filter_chain.has_value()
+                      ? &*g->listener_->default_filter_chain
+                      : nullptr));
   g->server_ = builder.BuildAndStart();
   if (g->server_ == nullptr) {
     return absl::InternalError(
@@ -149,8 +185,11 @@ Generation::~Generation() {
   server_.reset();
 }
 
-void Generation::HandOff(int listener_fd, int fd, const SocketAddress& peer,
+bool Generation::HandOff(int listener_fd, int fd, const SocketAddress& peer,
                          size_t chain) {
+  grpc::experimental::ExternalConnectionAcceptor* acceptor =
+      chain < chain_acceptor_.size() ? chain_acceptor_[chain] : nullptr;
+  if (acceptor == nullptr) return false;
   {
     MutexLock lock(&mu_);
     if (!routes_->uniform()) {
@@ -161,7 +200,8 @@ void Generation::HandOff(int listener_fd, int fd, const SocketAddress& peer,
   grpc::experimental::ExternalConnectionAcceptor::NewConnectionParameters p;
   p.listener_fd = listener_fd;
   p.fd = fd;
-  acceptor_->HandleNewConnection(&p);
+  acceptor->HandleNewConnection(&p);
+  return true;
 }
 
 void Generation::UpdateRoutes(const xds_config::ServerConfig& config,

@@ -5,6 +5,7 @@
 #define XDSFED_LIB_SERVER_GENERATION_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -26,7 +27,12 @@ namespace xdsfed::server {
 
 struct GenerationOptions {
   SocketAddress listening_address;
+  // Chains without a transport socket: the user's credentials.
   std::shared_ptr<grpc::ServerCredentials> credentials;
+  // Chains with a DownstreamTlsContext (null: such chains are not served).
+  std::function<absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>>(
+      const resources::DownstreamTlsContext&)>
+      tls_credentials;
   std::vector<grpc::Service*> services;
   absl::Duration drain_grace;
   absl::Duration max_connection_age;
@@ -52,10 +58,11 @@ class Generation {
   }
 
   // Gives the accepted, non-blocking `fd` to gRPC, which owns it from now,
-  // remembering which chain the peer's connection uses (`chain` as in
-  // ChainRoutes::Check). Only while running (the caller serializes this
-  // with Shutdown).
-  void HandOff(int listener_fd, int fd, const SocketAddress& peer,
+  // with the credentials of its chain (`chain` as in ChainRoutes::Check),
+  // remembering which chain the peer's connection uses. Only while running
+  // (the caller serializes this with Shutdown). False (fd untouched): the
+  // chain's credentials could not be built; the caller closes it.
+  bool HandOff(int listener_fd, int fd, const SocketAddress& peer,
                size_t chain);
 
   // An RDS change, applied to existing connections without draining: the
@@ -84,7 +91,11 @@ class Generation {
   const std::shared_ptr<const xds_config::ServerConfig> config_;
   const resources::ServerListener* listener_ = nullptr;
   std::unique_ptr<const CompiledFilterChainMap> chain_map_;
-  std::unique_ptr<grpc::experimental::ExternalConnectionAcceptor> acceptor_;
+  // One acceptor per distinct credentials; per chain (the default chain
+  // last) the one to use, null if its credentials failed.
+  std::vector<std::unique_ptr<grpc::experimental::ExternalConnectionAcceptor>>
+      acceptors_;
+  std::vector<grpc::experimental::ExternalConnectionAcceptor*> chain_acceptor_;
   const SocketAddress listening_address_;
   std::unique_ptr<grpc::Server> server_;
   bool shut_down_ = false;

@@ -24,6 +24,7 @@
 #include "lib/client/xds_client.h"
 #include "lib/server/generation.h"
 #include "lib/server/socket_address.h"
+#include "lib/server/tls_credentials.h"
 #include "lib/transport/grpc_transport.h"
 #include "lib/xds_config/server_config_manager.h"
 
@@ -65,6 +66,11 @@ class XdsServer::Impl : public std::enable_shared_from_this<Impl> {
     gen_options_.drain_grace = options_.drain_grace;
     gen_options_.max_connection_age = options_.max_connection_age;
     gen_options_.int_args = options_.int_args;
+    tls_ = std::make_shared<TlsCredentialsCache>(options_.bootstrap);
+    gen_options_.tls_credentials =
+        [tls = tls_](const resources::DownstreamTlsContext& c) {
+          return tls->For(c);
+        };
   }
 
   ~Impl() {
@@ -314,14 +320,12 @@ class XdsServer::Impl : public std::enable_shared_from_this<Impl> {
         chain_index = l.filter_chains.size();
       }
     }
-    // A chain with a transport socket wants TLS, which is not done yet:
-    // closing is safer than serving it in plaintext.
-    if (chain == nullptr || !chain->downstream_tls_context.empty()) {
+    // No chain, or its TLS credentials failed (never served in plaintext):
+    // closed without a byte (A36).
+    if (chain == nullptr || !g->HandOff(listen_fd_, fd, *source, chain_index)) {
       closed_unserved_.fetch_add(1, std::memory_order_relaxed);
-      close(fd);  // not serving: no byte is sent (A36)
-      return;
+      close(fd);
     }
-    g->HandOff(listen_fd_, fd, *source, chain_index);
   }
 
   void ReaperLoop() {
@@ -359,6 +363,7 @@ class XdsServer::Impl : public std::enable_shared_from_this<Impl> {
   const std::string listener_name_;
   int listen_fd_;  // -1 once Shutdown closed it
   const int wake_fd_;
+  std::shared_ptr<TlsCredentialsCache> tls_;
   std::shared_ptr<client::XdsClient> client_;
   std::thread accept_thread_;
   std::thread reaper_thread_;
@@ -471,6 +476,7 @@ absl::StatusOr<std::unique_ptr<XdsServer>> XdsServerBuilder::BuildAndStart() {
         options_->federation.value_or(FederationEnabledFromEnv()));
     if (!loaded.ok()) return loaded.status();
     bootstrap = *std::move(loaded);
+    options_->bootstrap = bootstrap;
   }
   absl::StatusOr<ResolvedListener> resolved =
       ResolveServerListener(*bootstrap, address->ToString());

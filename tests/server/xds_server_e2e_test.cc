@@ -12,6 +12,8 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "gtest/gtest.h"
@@ -59,7 +61,8 @@ class XdsServerE2eTest : public ::testing::Test {
   }
 
   void StartServer(absl::Duration max_age = absl::Seconds(30),
-                   absl::Duration grace = absl::Seconds(3)) {
+                   absl::Duration grace = absl::Seconds(3),
+                   std::shared_ptr<const Bootstrap> bootstrap = nullptr) {
     client::XdsClient::Options client_options;
     client_options.does_not_exist_timeout = absl::Seconds(1);
     XdsServerBuilder builder;
@@ -67,7 +70,9 @@ class XdsServerE2eTest : public ::testing::Test {
         .AddListeningPort(absl::StrCat("127.0.0.1:", server_port_),
                           grpc::InsecureServerCredentials())
         .RegisterService(&health_)
-        .set_bootstrap(testing::ServerBootstrap(cp_port_))
+        .set_bootstrap(bootstrap != nullptr
+                           ? bootstrap
+                           : testing::ServerBootstrap(cp_port_))
         .set_drain_grace_time(grace)
         .set_max_connection_age(max_age)
         .set_status_notifier(
@@ -266,6 +271,86 @@ TEST_F(XdsServerE2eTest, RpcsAreRoutedByTheirConnectionsChain) {
   HealthCheckResult r = HealthCheckOnce(Direct(), "", absl::Seconds(10), true);
   EXPECT_EQ(r.status.error_code(), grpc::StatusCode::UNAVAILABLE)
       << r.status.error_message();
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A36 §Connection and Request Handling 3 / A29: a chain with a
+// DownstreamTlsContext is served with TLS from the bootstrap's file_watcher
+// certificate providers; require_client_certificate makes it mutual TLS.
+// Certificates are made here by openssl.
+TEST_F(XdsServerE2eTest, TlsChainFromFileWatcherProviders) {
+  char tmpl[] = "/tmp/xdsfed-server-tls-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  const std::string script = absl::Substitute(
+      R"(set -e; cd $0
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+  -keyout ca.key -out ca.pem -subj /CN=ca -days 2 2>/dev/null
+for n in server client; do
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+    -keyout $$n.key -out $$n.csr -subj /CN=$$n 2>/dev/null
+  printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' > $$n.ext
+  openssl x509 -req -in $$n.csr -CA ca.pem -CAkey ca.key -CAcreateserial \
+    -out $$n.pem -days 2 -extfile $$n.ext 2>/dev/null
+done)",
+      dir);
+  ASSERT_EQ(std::system(script.c_str()), 0) << "openssl failed";
+  auto bootstrap =
+      Bootstrap::Parse(absl::Substitute(
+                           R"({"xds_servers":[{"server_uri":"127.0.0.1:$0",
+  "channel_creds":[{"type":"insecure"}]}],"node":{"id":"xds-server-tls"},
+  "server_listener_resource_name_template":"$1",
+  "certificate_providers":{
+    "id":{"plugin_name":"file_watcher","config":{
+      "certificate_file":"$2/server.pem","private_key_file":"$2/server.key",
+      "refresh_interval":"1s"}},
+    "ca":{"plugin_name":"file_watcher","config":{
+      "ca_certificate_file":"$2/ca.pem"}}}})",
+                           cp_port_, testing::kServerTemplate, dir),
+                       false);
+  ASSERT_TRUE(bootstrap.ok()) << bootstrap.status();
+  const std::string tls_chain = absl::StrCat(
+      R"({"filters":[{"name":"hcm","typed_config":)", testing::Hcm("s1"),
+      R"(}],"transport_socket":{"name":"tls","typed_config":{
+  "@type":"type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext",
+  "require_client_certificate":true,
+  "common_tls_context":{
+    "tls_certificate_provider_instance":{"instance_name":"id"},
+    "validation_context":{"ca_certificate_provider_instance":{"instance_name":"ca"}}}}}})");
+  Push(testing::ServerListenerJson(server_port_, "s1", tls_chain),
+       testing::ServerRouteJson("s1"));
+  ASSERT_NO_FATAL_FAILURE(
+      StartServer(absl::Seconds(30), absl::Seconds(3), *bootstrap));
+  ASSERT_TRUE(log_.WaitFor(1));
+  ASSERT_TRUE(log_.calls()[0].status.ok()) << log_.calls()[0].status;
+
+  const std::string target = absl::StrCat("127.0.0.1:", server_port_);
+  grpc::SslCredentialsOptions mtls;
+  mtls.pem_root_certs = ReadAll(dir + "/ca.pem");
+  mtls.pem_private_key = ReadAll(dir + "/client.key");
+  mtls.pem_cert_chain = ReadAll(dir + "/client.pem");
+  HealthCheckResult ok =
+      HealthCheckOnce(grpc::CreateChannel(target, grpc::SslCredentials(mtls)),
+                      "", absl::Seconds(10), true);
+  EXPECT_TRUE(ok.status.ok()) << ok.status.error_message();
+  EXPECT_EQ(ok.backend_id, "e2e-backend");
+
+  grpc::SslCredentialsOptions no_client_cert;
+  no_client_cert.pem_root_certs = mtls.pem_root_certs;
+  EXPECT_FALSE(HealthCheckOnce(grpc::CreateChannel(target, grpc::SslCredentials(
+                                                               no_client_cert)),
+                               "", absl::Seconds(2))
+                   .status.ok())
+      << "require_client_certificate";
+  EXPECT_FALSE(HealthCheckOnce(Direct(), "", absl::Seconds(2)).status.ok())
+      << "plaintext on a TLS chain";
+  (void)!std::system(absl::StrCat("rm -rf ", dir).c_str());
 }
 
 // 50 Listener updates while a client sends back-to-back RPCs (issue 12

@@ -1,0 +1,50 @@
+// A server filter chain's DownstreamTlsContext (gRFC A29 as A36 applies it):
+// the certificate provider instances (from the bootstrap's
+// certificate_providers) that give the server its identity and, optionally,
+// the roots to verify clients with. Every setting gRPC does not implement is
+// rejected with its field path (the Listener is NACKed), never ignored.
+#ifndef XDSFED_LIB_RESOURCES_DOWNSTREAM_TLS_CONTEXT_H_
+#define XDSFED_LIB_RESOURCES_DOWNSTREAM_TLS_CONTEXT_H_
+
+#include <optional>
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "json/json.h"
+
+namespace xdsfed {
+
+class ValidationErrors;
+
+namespace resources {
+
+struct DownstreamTlsContext {
+  struct ProviderInstance {
+    std::string instance_name;     // a key of the bootstrap's providers
+    std::string certificate_name;  // passed to the provider ("" = default)
+    bool operator==(const ProviderInstance& o) const {
+      return instance_name == o.instance_name &&
+             certificate_name == o.certificate_name;
+    }
+    Json::Value ToJson() const;
+  };
+  ProviderInstance identity;
+  std::optional<ProviderInstance> root;  // verify client certificates
+  bool require_client_certificate = false;
+
+  bool operator==(const DownstreamTlsContext& o) const {
+    return identity == o.identity && root == o.root &&
+           require_client_certificate == o.require_client_certificate;
+  }
+  Json::Value ToJson() const;
+};
+
+// `serialized` is the transport socket's Any value; errors go under the
+// current path. nullopt if anything was wrong.
+std::optional<DownstreamTlsContext> ParseDownstreamTlsContext(
+    absl::string_view serialized, ValidationErrors* errors);
+
+}  // namespace resources
+}  // namespace xdsfed
+
+#endif  // XDSFED_LIB_RESOURCES_DOWNSTREAM_TLS_CONTEXT_H_
