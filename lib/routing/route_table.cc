@@ -1,8 +1,10 @@
 #include "lib/routing/route_table.h"
 
+#include <algorithm>
 #include <utility>
 #include <variant>
 
+#include "absl/hash/hash.h"
 #include "absl/random/random.h"
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
@@ -10,7 +12,6 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "lib/resources/safe_regex.h"
-#include "lib/resources/virtual_host_select.h"
 #include "re2/re2.h"
 
 namespace xdsfed {
@@ -170,16 +171,74 @@ absl::StatusOr<std::shared_ptr<const RouteConfigTable>> RouteConfigTable::Build(
     }
     table->tables_.push_back(*std::move(t));
   }
+  // The domain index: the same ranking as resources::FindVirtualHost
+  // (exact > "*suffix" > "prefix*" > "*"; longer first; then listing order).
+  for (size_t i = 0; i < config->virtual_hosts.size(); ++i) {
+    const uint32_t index = static_cast<uint32_t>(i);
+    for (const std::string& pattern : config->virtual_hosts[i].domains) {
+      // gRPC's INVALID_MATCH patterns (empty, '*' inside) never match.
+      if (pattern.empty() || (pattern.size() > 2 &&
+                              pattern.substr(1, pattern.size() - 2).find('*') !=
+                                  std::string::npos)) {
+        continue;
+      }
+      if (pattern == "*") {
+        if (!table->universe_.has_value()) table->universe_ = index;
+      } else if (pattern.front() == '*') {
+        table->suffixes_.push_back({pattern.substr(1), index});
+      } else if (pattern.back() == '*') {
+        table->prefixes_.push_back(
+            {pattern.substr(0, pattern.size() - 1), index});
+      } else {
+        table->exact_.emplace(pattern, index);  // the first one stays
+      }
+    }
+  }
+  auto longest_first = [](const Wildcard& a, const Wildcard& b) {
+    return a.text.size() > b.text.size();
+  };
+  std::stable_sort(table->suffixes_.begin(), table->suffixes_.end(),
+                   longest_first);
+  std::stable_sort(table->prefixes_.begin(), table->prefixes_.end(),
+                   longest_first);
   table->config_ = std::move(config);
   return table;
 }
 
+size_t RouteConfigTable::FoldedHash::operator()(absl::string_view s) const {
+  // FNV-1a over ASCII-lowercased bytes, then absl's mixing.
+  uint64_t h = 14695981039346656037ull;
+  for (char c : s) {
+    h ^= static_cast<unsigned char>(absl::ascii_tolower(c));
+    h *= 1099511628211ull;
+  }
+  return absl::Hash<uint64_t>()(h);
+}
+
+bool RouteConfigTable::FoldedEq::operator()(absl::string_view a,
+                                            absl::string_view b) const {
+  return absl::EqualsIgnoreCase(a, b);
+}
+
 const RouteTable* RouteConfigTable::FindVirtualHost(
     absl::string_view authority) const {
-  const resources::VirtualHost* vh =
-      resources::FindVirtualHost(config_->virtual_hosts, authority);
-  if (vh == nullptr) return nullptr;
-  return &tables_[static_cast<size_t>(vh - config_->virtual_hosts.data())];
+  auto exact = exact_.find(authority);
+  if (exact != exact_.end()) return &tables_[exact->second];
+  // The wildcard stands for at least one character, as in gRPC.
+  for (const Wildcard& w : suffixes_) {
+    if (authority.size() > w.text.size() &&
+        absl::EndsWithIgnoreCase(authority, w.text)) {
+      return &tables_[w.vhost];
+    }
+  }
+  for (const Wildcard& w : prefixes_) {
+    if (authority.size() > w.text.size() &&
+        absl::StartsWithIgnoreCase(authority, w.text)) {
+      return &tables_[w.vhost];
+    }
+  }
+  if (universe_.has_value()) return &tables_[*universe_];
+  return nullptr;
 }
 
 const std::string& PickCluster(const resources::RouteAction& action,

@@ -48,6 +48,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -146,14 +147,36 @@ class RouteConfigTable {
 
   // The virtual host for an RPC's authority (client: the data-plane target's
   // authority; server: the :authority header), ranked as
-  // resources::FindVirtualHost does; nullptr if none matches.
+  // resources::FindVirtualHost does; nullptr if none matches. An exact
+  // domain is one hash probe (ASCII case folded), whatever the number of
+  // virtual hosts; wildcard patterns are tried longest first.
   const RouteTable* FindVirtualHost(absl::string_view authority) const;
 
   const resources::RouteConfig& config() const { return *config_; }
 
+  // ASCII-case-insensitive hashing for the exact-domain index.
+  struct FoldedHash {
+    using is_transparent = void;
+    size_t operator()(absl::string_view s) const;
+  };
+  struct FoldedEq {
+    using is_transparent = void;
+    bool operator()(absl::string_view a, absl::string_view b) const;
+  };
+
  private:
+  struct Wildcard {
+    std::string text;  // the pattern without its '*'
+    uint32_t vhost;
+  };
   std::shared_ptr<const resources::RouteConfig> config_;
   std::vector<RouteTable> tables_;  // parallel to config_->virtual_hosts
+  // Exact domains -> first virtual host listing it.
+  absl::flat_hash_map<std::string, uint32_t, FoldedHash, FoldedEq> exact_;
+  // "*suffix" and "prefix*" patterns, longest first, listing order kept
+  // among equal lengths; then the first "*".
+  std::vector<Wildcard> suffixes_, prefixes_;
+  std::optional<uint32_t> universe_;
 };
 
 // The cluster an RPC routed by `action` goes to: `cluster`, or one of

@@ -4,12 +4,16 @@
 // 1.51 xds_routing.cc / matchers.cc for the details A28 leaves to code.
 #include "lib/routing/route_table.h"
 
+#include <iterator>
 #include <map>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "lib/resources/virtual_host_select.h"
 #include "tests/support/alloc_counter.h"
 
 namespace xdsfed {
@@ -451,6 +455,44 @@ TEST(RouteTableTest, RouteConfigTableFindsVirtualHostAndKeepsConfigAlive) {
   auto none = RouteConfigTable::Build(empty);
   ASSERT_TRUE(none.ok());
   EXPECT_EQ((*none)->FindVirtualHost("x"), nullptr);
+}
+
+// A28 / C-core FindVirtualHostForDomain ranking, through the table's index:
+// it must pick exactly what resources::FindVirtualHost (the scan, with its
+// own table tests) picks, for random configurations over a small pool of
+// overlapping patterns and authorities.
+TEST(RouteTableTest, FindVirtualHostAgreesWithTheScan) {
+  const char* const kPatterns[] = {
+      "*",   "a.com",    "A.COM", "*.com",   "*a.com",    "*.a.com", "b.a.com",
+      "a.*", "a.c*",     "b.*",   "*m",      "x*",        "",        "a*b",
+      "**",  "a.com:80", "*:80",  "a.com:*", "*.b.a.com", "B.A.com"};
+  const char* const kAuthorities[] = {
+      "a.com",    "A.com", "b.a.com", "c.b.a.com", "a.cm", "x", "m",
+      "a.com:80", "b.com", "a.",      "xyz",       "",     "*", "b.A.COM"};
+  std::mt19937 rng(7);
+  for (int round = 0; round < 2000; ++round) {
+    auto config = std::make_shared<resources::RouteConfig>();
+    const int hosts = 1 + static_cast<int>(rng() % 6);
+    for (int h = 0; h < hosts; ++h) {
+      resources::VirtualHost vh;
+      vh.name = absl::StrCat("vh", h);
+      const int domains = 1 + static_cast<int>(rng() % 3);
+      for (int d = 0; d < domains; ++d) {
+        vh.domains.push_back(kPatterns[rng() % std::size(kPatterns)]);
+      }
+      vh.routes = {MakeRoute("r", Str(kPrefix, ""))};
+      config->virtual_hosts.push_back(vh);
+    }
+    auto table = RouteConfigTable::Build(config);
+    ASSERT_TRUE(table.ok());
+    for (const char* authority : kAuthorities) {
+      const resources::VirtualHost* want =
+          resources::FindVirtualHost(config->virtual_hosts, authority);
+      const RouteTable* got = (*table)->FindVirtualHost(authority);
+      ASSERT_EQ(got == nullptr ? nullptr : &got->virtual_host(), want)
+          << "round " << round << " authority " << authority;
+    }
+  }
 }
 
 TEST(RouteTableTest, MatchAllocatesNothing) {
