@@ -4,8 +4,9 @@
 #   2. build-asan/  clang, ASan+UBSan, -Wthread-safety -Werror: the same tests,
 #                   plus the libFuzzer targets run for FUZZ_SECONDS each
 #   3. build-tsan/  clang, TSan: the unit tests of lib/client, lib/cluster,
-#                   lib/lrs, lib/xds_config and lib/channel (their threads and
-#                   locks; lib/channel over fake endpoints)
+#                   lib/lrs, lib/xds_config, lib/channel and lib/server (their
+#                   threads and locks; lib/channel over fake endpoints,
+#                   lib/server's XdsClient over a fake transport)
 #   4. the install check, then clang-format --dry-run -Werror
 # Env: JOBS (default 2), FUZZ_SECONDS (default 20), SKIP_ASAN=1 / SKIP_TSAN=1
 # to skip step 2 / 3.
@@ -55,7 +56,7 @@ if [ "${SKIP_TSAN:-0}" != 1 ]; then
     -DXDSFED_BUILD_BENCH=OFF -DXDSFED_WERROR=ON >/dev/null
   # Every unit test of client, cluster, lrs and xds_config (issue 11).
   tsan_tests="client_test cluster_test cluster_resolution_test lb_config_test
-    lrs_test xds_config_test channel_test"
+    lrs_test xds_config_test server_test channel_test"
   # shellcheck disable=SC2086
   cmake --build build-tsan -j "$JOBS" --target $tsan_tests
   for t in $tsan_tests; do

@@ -48,6 +48,7 @@ struct XdsServerBuilder::Options {
   std::optional<bool> federation;
   std::vector<std::pair<std::string, int>> int_args;
   client::XdsClient::Options client_options;
+  std::shared_ptr<client::XdsTransportFactory> transport_factory;
 };
 
 class XdsServer::Impl : public std::enable_shared_from_this<Impl> {
@@ -427,6 +428,11 @@ XdsServerBuilder& XdsServerBuilder::set_xds_client_options(
   options_->client_options = std::move(options);
   return *this;
 }
+XdsServerBuilder& XdsServerBuilder::set_transport_factory(
+    std::shared_ptr<client::XdsTransportFactory> factory) {
+  options_->transport_factory = std::move(factory);
+  return *this;
+}
 XdsServerBuilder& XdsServerBuilder::AddChannelArgument(const std::string& name,
                                                        int value) {
   options_->int_args.emplace_back(name, value);
@@ -483,7 +489,10 @@ absl::StatusOr<std::unique_ptr<XdsServer>> XdsServerBuilder::BuildAndStart() {
   if (!resolved.ok()) return resolved.status();
   absl::StatusOr<std::shared_ptr<client::XdsClient>> client =
       client::XdsClient::Create(
-          bootstrap, std::make_shared<transport::GrpcXdsTransportFactory>(),
+          bootstrap,
+          options_->transport_factory != nullptr
+              ? options_->transport_factory
+              : std::make_shared<transport::GrpcXdsTransportFactory>(),
           options_->client_options);
   if (!client.ok()) return client.status();
   absl::StatusOr<int> listen_fd = OpenListeningSocket(*address);

@@ -84,6 +84,10 @@ class XdsServerBuilder {
   XdsServerBuilder& set_federation(bool enabled);
   // Options of the server's XdsClient (e.g. its does-not-exist timeout).
   XdsServerBuilder& set_xds_client_options(client::XdsClient::Options options);
+  // The XdsClient's transport to the control plane (default: lib/transport's
+  // grpc++ one).
+  XdsServerBuilder& set_transport_factory(
+      std::shared_ptr<client::XdsTransportFactory> factory);
   // A channel argument for every generation's grpc::Server.
   XdsServerBuilder& AddChannelArgument(const std::string& name, int value);
 

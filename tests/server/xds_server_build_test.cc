@@ -11,6 +11,7 @@
 
 #include "gtest/gtest.h"
 #include "lib/server/xds_server.h"
+#include "tests/client/client_test_util.h"
 #include "tests/server/server_test_support.h"
 
 namespace xdsfed::server {
@@ -85,19 +86,21 @@ TEST(XdsServerBuilder, NoListeningPortFailsStart) {
 namespace xdsfed::server {
 namespace {
 
-// The accept loop, the notifier and Shutdown on their own threads (run under
-// TSan, scripts/test.sh): the control plane is unreachable, so the server
-// stays NOT_SERVING (A36: transient xDS issues do not fail start) and closes
-// every connection, while clients connect from several threads.
+// The accept loop, the config manager and Shutdown on their own threads (run
+// under TSan, scripts/test.sh): the control plane (a fake transport, so no
+// uninstrumented gRPC channel runs) never answers, so the server stays
+// NOT_SERVING (A36: transient xDS issues do not fail start) and closes every
+// connection, while clients connect from several threads.
 TEST(XdsServer, NotServingClosesConcurrentConnectionsAndShutsDown) {
   const int port = testing::FreePort();
   testing::NotifierLog log;
   XdsServerBuilder builder;
-  // Port 1 on loopback: nothing listens there.
   builder
       .AddListeningPort(absl::StrCat("127.0.0.1:", port),
                         grpc::InsecureServerCredentials())
       .set_bootstrap(testing::ServerBootstrap(1))
+      .set_transport_factory(
+          std::make_shared<client::testing::FakeTransportFactory>())
       .set_status_notifier([&log](const std::string& a, const absl::Status& s) {
         log.Record(a, s);
       });
