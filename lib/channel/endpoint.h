@@ -9,6 +9,7 @@
 #ifndef XDSFED_LIB_CHANNEL_ENDPOINT_H_
 #define XDSFED_LIB_CHANNEL_ENDPOINT_H_
 
+#include <any>
 #include <functional>
 #include <memory>
 #include <string>
@@ -48,26 +49,24 @@ class Endpoint {
   // redo that work on every RPC.
   template <typename StubT>
   StubT& Stub() {
-    static const char kKey = 0;
-    return *static_cast<StubT*>(GetOrMake(&kKey, [this] {
-      return std::shared_ptr<void>(std::make_shared<StubT>(channel()));
-    }));
+    MutexLock lock(&stubs_mu_);
+    // std::any_cast checks the type, so a stub is only ever handed back as
+    // the type it was made as (no unchecked cast from an erased pointer).
+    for (std::any& slot : stubs_) {
+      if (auto* stub = std::any_cast<std::shared_ptr<StubT>>(&slot)) {
+        return **stub;
+      }
+    }
+    auto stub = std::make_shared<StubT>(channel());
+    StubT& ref = *stub;
+    stubs_.emplace_back(std::move(stub));
+    return ref;
   }
 
  private:
-  void* GetOrMake(const void* key,
-                  const std::function<std::shared_ptr<void>()>& make) {
-    MutexLock lock(&stubs_mu_);
-    for (const auto& [k, stub] : stubs_) {
-      if (k == key) return stub.get();
-    }
-    stubs_.emplace_back(key, make());
-    return stubs_.back().second.get();
-  }
-
   Mutex stubs_mu_;
-  std::vector<std::pair<const void*, std::shared_ptr<void>>> stubs_
-      ABSL_GUARDED_BY(stubs_mu_);
+  // One std::shared_ptr<StubT> per stub type asked for; a handful at most.
+  std::vector<std::any> stubs_ ABSL_GUARDED_BY(stubs_mu_);
 };
 
 class EndpointFactory {

@@ -485,6 +485,32 @@ TEST_F(DataPlaneTest, HugeEndpointListAndUpdateStorm) {
   EXPECT_EQ(PickOnce().substr(0, 3), "10.");
 }
 
+// Stand-ins for generated stubs: constructible from the endpoint's channel.
+struct StubA {
+  explicit StubA(const std::shared_ptr<grpc::Channel>&) { ++made; }
+  static inline int made = 0;
+};
+struct StubB {
+  explicit StubB(const std::shared_ptr<grpc::Channel>&) { ++made; }
+  static inline int made = 0;
+};
+
+// Endpoint::Stub<T> (issue 13: stubs cached per endpoint, so a generated
+// stub registers its methods once): one stub per type per endpoint, handed
+// back as the type it was made as.
+TEST(EndpointStubTest, OneStubPerTypeKeptWithTheEndpoint) {
+  testing::FakeEndpoint a("127.0.0.1:1", Connectivity::kReady);
+  testing::FakeEndpoint b("127.0.0.1:2", Connectivity::kReady);
+  StubA& first = a.Stub<StubA>();
+  EXPECT_EQ(&first, &a.Stub<StubA>());
+  EXPECT_EQ(StubA::made, 1);
+  a.Stub<StubB>();
+  EXPECT_EQ(StubB::made, 1);
+  EXPECT_EQ(&first, &a.Stub<StubA>());
+  EXPECT_NE(&first, &b.Stub<StubA>());
+  EXPECT_EQ(StubA::made, 2);
+}
+
 }  // namespace
 }  // namespace channel
 }  // namespace xdsfed
