@@ -21,8 +21,9 @@
 #include "benchmark/benchmark.h"
 #include "lib/resources/listener.h"
 #include "lib/resources/proto_json.h"
+#include "lib/routing/filter_chain_select.h"
+#include "lib/routing/socket_address.h"
 #include "lib/server/chain_routes.h"
-#include "lib/server/filter_chain_select.h"
 #include "lib/server/generation.h"
 #include "tests/support/alloc_counter.h"
 #include "tools/health_backend/health_backend.h"
@@ -77,13 +78,15 @@ void BM_SelectFilterChain(benchmark::State& state) {
     state.SkipWithError("bad listener");
     return;
   }
-  CompiledFilterChainMap map(
-      std::get<resources::ServerListener>(listener->listener).filter_chain_map);
-  SocketAddress dest = *ParseListeningAddress("127.0.0.1:19411");
-  SocketAddress source = *ParseListeningAddress("127.0.0.1:40000");
+  const routing::FilterChainSelector selector(
+      std::get<resources::ServerListener>(listener->listener));
+  const routing::SocketAddress dest =
+      *routing::SocketAddress::Parse("127.0.0.1:19411");
+  const routing::SocketAddress source =
+      *routing::SocketAddress::Parse("127.0.0.1:40000");
   const int64_t before = test_support::AllocationCount();
   for (auto _ : state) {
-    std::optional<size_t> i = map.Select(dest, source);
+    std::optional<size_t> i = selector.Select(dest, &source);
     benchmark::DoNotOptimize(i);
   }
   state.counters["allocs/iter"] =
@@ -114,7 +117,8 @@ void BM_GenerationStart(benchmark::State& state) {
   health_backend::HealthService health("bench");
   GenerationOptions options;
   options.services.push_back(&health);
-  options.listening_address = *ParseListeningAddress("127.0.0.1:19411");
+  options.listening_address =
+      *routing::ParseListeningAddress("127.0.0.1:19411");
   options.credentials = grpc::InsecureServerCredentials();
   options.drain_grace = absl::Seconds(1);
   options.max_connection_age = absl::Seconds(30);

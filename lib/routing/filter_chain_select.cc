@@ -1,14 +1,9 @@
 #include "lib/routing/filter_chain_select.h"
 
 #include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <algorithm>
-#include <cstring>
-
-#include "absl/strings/numbers.h"
-#include "absl/strings/str_cat.h"
 
 namespace xdsfed {
 namespace routing {
@@ -42,117 +37,36 @@ SocketAddress Unmapped(SocketAddress a) {
   return a;
 }
 
-std::optional<SocketAddress> FromText(absl::string_view host, bool ipv6,
-                                      uint16_t port) {
-  char buf[INET6_ADDRSTRLEN + 1];
-  if (host.size() >= sizeof(buf)) return std::nullopt;
-  std::memcpy(buf, host.data(), host.size());
-  buf[host.size()] = '\0';
-  SocketAddress a;
-  a.ipv6 = ipv6;
-  a.port = port;
-  if (ipv6) {
-    uint8_t bytes[16];
-    if (inet_pton(AF_INET6, buf, bytes) != 1) return std::nullopt;
-    a.ip = FromBytes(bytes, 16);
-  } else {
-    uint8_t bytes[4];
-    if (inet_pton(AF_INET, buf, bytes) != 1) return std::nullopt;
-    a.ip = FromBytes(bytes, 4);
+// The address bits of a prefix's text (IPv4-mapped IPv6 text stays IPv6:
+// such a prefix never contains an address, which is unmapped).
+std::optional<absl::uint128> PrefixBits(const std::string& text, bool ipv6) {
+  uint8_t bytes[16];
+  if (inet_pton(ipv6 ? AF_INET6 : AF_INET, text.c_str(), bytes) != 1) {
+    return std::nullopt;
   }
-  return Unmapped(a);
+  return FromBytes(bytes, ipv6 ? 16 : 4);
 }
 
 bool IsLoopback(const SocketAddress& a) {
-  // C-core's IsLoopbackIp: exactly 127.0.0.1 or ::1.
+  // Exactly 127.0.0.1 or ::1: C-core's IsLoopbackIp and Envoy's
+  // Utility::isLoopbackAddress (grpc-go takes all of 127.0.0.0/8).
   return a.ipv6 ? a.ip == 1 : a.ip == absl::uint128(0x7f000001u);
 }
 
 }  // namespace
-
-std::optional<SocketAddress> SocketAddress::Parse(absl::string_view host_port) {
-  absl::string_view host, port_text;
-  bool ipv6 = false;
-  if (!host_port.empty() && host_port[0] == '[') {
-    const size_t close = host_port.find("]:");
-    if (close == absl::string_view::npos) return std::nullopt;
-    host = host_port.substr(1, close - 1);
-    port_text = host_port.substr(close + 2);
-    ipv6 = true;
-  } else {
-    const size_t colon = host_port.rfind(':');
-    if (colon == absl::string_view::npos) return std::nullopt;
-    host = host_port.substr(0, colon);
-    port_text = host_port.substr(colon + 1);
-    if (host.find(':') != absl::string_view::npos) return std::nullopt;
-  }
-  uint32_t port;
-  if (port_text.empty() || port_text.size() > 5 ||
-      !std::all_of(port_text.begin(), port_text.end(),
-                   [](char c) { return c >= '0' && c <= '9'; }) ||
-      !absl::SimpleAtoi(port_text, &port) || port > 65535) {
-    return std::nullopt;
-  }
-  return FromText(host, ipv6, static_cast<uint16_t>(port));
-}
-
-std::optional<SocketAddress> SocketAddress::FromSockaddr(
-    const struct sockaddr* addr, size_t len) {
-  if (addr == nullptr) return std::nullopt;
-  SocketAddress a;
-  if (addr->sa_family == AF_INET && len >= sizeof(sockaddr_in)) {
-    sockaddr_in in;
-    std::memcpy(&in, addr, sizeof(in));
-    a.ip = FromBytes(reinterpret_cast<const uint8_t*>(&in.sin_addr), 4);
-    a.port = ntohs(in.sin_port);
-    return a;
-  }
-  if (addr->sa_family == AF_INET6 && len >= sizeof(sockaddr_in6)) {
-    sockaddr_in6 in6;
-    std::memcpy(&in6, addr, sizeof(in6));
-    a.ipv6 = true;
-    a.ip = FromBytes(reinterpret_cast<const uint8_t*>(&in6.sin6_addr), 16);
-    a.port = ntohs(in6.sin6_port);
-    return Unmapped(a);
-  }
-  return std::nullopt;
-}
-
-std::string SocketAddress::ToString() const {
-  char buf[INET6_ADDRSTRLEN];
-  uint8_t bytes[16];
-  const int n = ipv6 ? 16 : 4;
-  for (int i = 0; i < n; ++i) {
-    bytes[i] =
-        static_cast<uint8_t>(absl::Uint128Low64(ip >> (8 * (n - 1 - i))));
-  }
-  inet_ntop(ipv6 ? AF_INET6 : AF_INET, bytes, buf, sizeof(buf));
-  return ipv6 ? absl::StrCat("[", buf, "]:", port)
-              : absl::StrCat(buf, ":", port);
-}
 
 bool BinaryCidr::Contains(const SocketAddress& a) const {
   return a.ipv6 == ipv6 && (a.ip & Mask(ipv6, prefix_len)) == prefix;
 }
 
 std::optional<BinaryCidr> BinaryCidr::From(const resources::CidrRange& range) {
-  std::optional<SocketAddress> a =
-      FromText(range.address_prefix, range.ipv6, 0);
-  // An IPv4-mapped prefix stays IPv6 (it never contains an address, which
-  // is unmapped); only the parsed bits are wanted here.
-  if (!a.has_value() && !range.ipv6) return std::nullopt;
+  std::optional<absl::uint128> bits =
+      PrefixBits(range.address_prefix, range.ipv6);
+  if (!bits.has_value()) return std::nullopt;
   BinaryCidr out;
   out.ipv6 = range.ipv6;
   out.prefix_len = std::min<uint32_t>(range.prefix_len, range.ipv6 ? 128 : 32);
-  if (a.has_value() && a->ipv6 == range.ipv6) {
-    out.prefix = a->ip & Mask(out.ipv6, out.prefix_len);
-  } else {
-    // ::ffff:a.b.c.d text: re-read the IPv6 bits without unmapping.
-    uint8_t bytes[16];
-    std::string text(range.address_prefix);
-    if (inet_pton(AF_INET6, text.c_str(), bytes) != 1) return std::nullopt;
-    out.prefix = FromBytes(bytes, 16) & Mask(true, out.prefix_len);
-  }
+  out.prefix = *bits & Mask(out.ipv6, out.prefix_len);
   return out;
 }
 
@@ -230,6 +144,8 @@ std::optional<size_t> FilterChainSelector::Select(
                           (peer->ipv6 == local.ipv6 && peer->ip == local.ip))) {
     kind = ConnectionSourceType::kSameIpOrLoopback;
   }
+  // Envoy and grpc-go: the connection's own type, else ANY when that type
+  // has no chains (C-core would need BOTH specific types empty; header).
   const SourceType* type = &dest.types[static_cast<size_t>(kind)];
   if (type->sources.empty()) {
     type = &dest.types[static_cast<size_t>(ConnectionSourceType::kAny)];

@@ -14,16 +14,23 @@
 //   else if (server_listener.default_filter_chain) { /* the default */ }
 //   else { /* close the connection */ }
 //
-// The search follows the map's order, as gRPC C-core does: the destination
+// The search follows the map's order (Envoy's "most specific" order, which
+// A36 §FilterChainMatch names the standard matching logic): the destination
 // entry with the longest prefix containing the local address (an entry with
 // no prefix only if none does); in it, the connection's source type
 // (SAME_IP_OR_LOOPBACK when the peer is 127.0.0.1 / ::1 or has the local
-// address, else EXTERNAL) if any chain names it, else ANY; the longest source
-// prefix containing the peer address (else the entry with none); the exact
-// source port, else "any port". A step that finds nothing ends the search
-// (no match): it does not fall back to a less specific entry. Addresses are
-// compared by family; an IPv4-mapped IPv6 address (::ffff:a.b.c.d, as a
-// dual-stack socket reports IPv4 peers) is taken as the IPv4 address.
+// address, else EXTERNAL) if any chain names that type, else ANY; the
+// longest source prefix containing the peer address (else the entry with
+// none); the exact source port, else "any port". A step that finds nothing
+// ends the search (no match): it does not fall back to a less specific
+// entry. Addresses are compared by family; an IPv4-mapped IPv6 address
+// (::ffff:a.b.c.d, as a dual-stack socket reports IPv4 peers) is taken as
+// the IPv4 address.
+//
+// The source-type step is Envoy's documented rule and grpc-go's: a type
+// without chains falls back to ANY. gRPC C-core 1.51 differs: it uses ANY
+// only when neither SAME_IP_OR_LOOPBACK nor EXTERNAL has chains, so there
+// an EXTERNAL peer gets no chain when only SAME_IP_OR_LOOPBACK and ANY do.
 #ifndef XDSFED_LIB_ROUTING_FILTER_CHAIN_SELECT_H_
 #define XDSFED_LIB_ROUTING_FILTER_CHAIN_SELECT_H_
 
@@ -31,7 +38,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
-#include <string>
 #include <utility>
 #include <vector>
 
@@ -40,29 +46,10 @@
 #include "absl/strings/string_view.h"
 #include "lib/resources/filter_chain_match.h"
 #include "lib/resources/listener.h"
-
-struct sockaddr;
+#include "lib/routing/socket_address.h"
 
 namespace xdsfed {
 namespace routing {
-
-// One end of a TCP connection.
-struct SocketAddress {
-  bool ipv6 = false;
-  absl::uint128 ip = 0;  // the address as a big-endian number (IPv4: low 32)
-  uint16_t port = 0;
-
-  // "10.0.0.1:80", "[fd00::1]:80"; nullopt if not an IP literal and port.
-  static std::optional<SocketAddress> Parse(absl::string_view host_port);
-  // An AF_INET / AF_INET6 sockaddr (from accept / getsockname); nullopt for
-  // another family or a short length.
-  static std::optional<SocketAddress> FromSockaddr(const struct sockaddr* addr,
-                                                   size_t len);
-  std::string ToString() const;  // canonical, IPv6 bracketed
-  bool operator==(const SocketAddress& o) const {
-    return ipv6 == o.ipv6 && ip == o.ip && port == o.port;
-  }
-};
 
 // A CidrRange in binary form; nullopt if its text is not an address.
 struct BinaryCidr {

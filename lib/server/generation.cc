@@ -72,18 +72,16 @@ class RouteCheckFactory
 };
 
 // "ipv4:1.2.3.4:5" / "ipv6:[::1]:5" -> a SocketAddress.
-std::optional<SocketAddress> ParsePeer(absl::string_view peer) {
+std::optional<routing::SocketAddress> ParsePeer(absl::string_view peer) {
   for (absl::string_view scheme : {"ipv4:", "ipv6:"}) {
     if (peer.substr(0, scheme.size()) == scheme) {
-      absl::StatusOr<SocketAddress> a =
-          ParseListeningAddress(peer.substr(scheme.size()));
-      if (a.ok()) return *a;
+      return routing::SocketAddress::Parse(peer.substr(scheme.size()));
     }
   }
   return std::nullopt;
 }
 
-std::string PeerKey(const SocketAddress& peer) {
+std::string PeerKey(const routing::SocketAddress& peer) {
   return absl::StrCat(peer.ipv6 ? "ipv6:" : "ipv4:", peer.ToString());
 }
 
@@ -91,11 +89,10 @@ std::string PeerKey(const SocketAddress& peer) {
 
 Generation::Generation(uint64_t id,
                        std::shared_ptr<const xds_config::ServerConfig> c,
-                       SocketAddress listening_address)
+                       routing::SocketAddress listening_address)
     : id_(id), config_(std::move(c)), listening_address_(listening_address) {
   listener_ = &std::get<resources::ServerListener>(config_->listener->listener);
-  chain_map_ =
-      std::make_unique<CompiledFilterChainMap>(listener_->filter_chain_map);
+  chain_selector_ = std::make_unique<routing::FilterChainSelector>(*listener_);
 }
 
 absl::StatusOr<std::unique_ptr<Generation>> Generation::Start(
@@ -185,8 +182,8 @@ Generation::~Generation() {
   server_.reset();
 }
 
-bool Generation::HandOff(int listener_fd, int fd, const SocketAddress& peer,
-                         size_t chain) {
+bool Generation::HandOff(int listener_fd, int fd,
+                         const routing::SocketAddress& peer, size_t chain) {
   grpc::experimental::ExternalConnectionAcceptor* acceptor =
       chain < chain_acceptor_.size() ? chain_acceptor_[chain] : nullptr;
   if (acceptor == nullptr) return false;
@@ -232,9 +229,10 @@ void Generation::UpdateRoutes(const xds_config::ServerConfig& config,
 size_t Generation::ChainForPeer(absl::string_view peer) {
   auto it = chain_by_peer_.find(peer);
   if (it != chain_by_peer_.end()) return it->second;
-  std::optional<SocketAddress> source = ParsePeer(peer);
+  std::optional<routing::SocketAddress> source = ParsePeer(peer);
   if (source.has_value()) {
-    std::optional<size_t> i = chain_map_->Select(listening_address_, *source);
+    std::optional<size_t> i =
+        chain_selector_->Select(listening_address_, &*source);
     if (i.has_value()) return *i;
   }
   return listener_->filter_chains.size();  // the default chain

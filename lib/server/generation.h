@@ -18,15 +18,15 @@
 #include "grpcpp/grpcpp.h"
 #include "lib/base/mutex.h"
 #include "lib/resources/listener.h"
+#include "lib/routing/filter_chain_select.h"
+#include "lib/routing/socket_address.h"
 #include "lib/server/chain_routes.h"
-#include "lib/server/filter_chain_select.h"
-#include "lib/server/socket_address.h"
 #include "lib/xds_config/xds_config.h"
 
 namespace xdsfed::server {
 
 struct GenerationOptions {
-  SocketAddress listening_address;
+  routing::SocketAddress listening_address;
   // Chains without a transport socket: the user's credentials.
   std::shared_ptr<grpc::ServerCredentials> credentials;
   // Chains with a DownstreamTlsContext (null: such chains are not served).
@@ -52,7 +52,9 @@ class Generation {
   uint64_t id() const { return id_; }
   const resources::ServerListener& listener() const { return *listener_; }
   // The Listener's filter chain map, compiled (A36 §FilterChainMatch).
-  const CompiledFilterChainMap& chain_map() const { return *chain_map_; }
+  const routing::FilterChainSelector& chain_selector() const {
+    return *chain_selector_;
+  }
   const std::shared_ptr<const resources::Listener>& listener_resource() const {
     return config_->listener;
   }
@@ -62,7 +64,7 @@ class Generation {
   // remembering which chain the peer's connection uses. Only while running
   // (the caller serializes this with Shutdown). False (fd untouched): the
   // chain's credentials could not be built; the caller closes it.
-  bool HandOff(int listener_fd, int fd, const SocketAddress& peer,
+  bool HandOff(int listener_fd, int fd, const routing::SocketAddress& peer,
                size_t chain);
 
   // An RDS change, applied to existing connections without draining: the
@@ -83,20 +85,20 @@ class Generation {
 
  private:
   Generation(uint64_t id, std::shared_ptr<const xds_config::ServerConfig> c,
-             SocketAddress listening_address);
+             routing::SocketAddress listening_address);
   size_t ChainForPeer(absl::string_view peer)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const uint64_t id_;
   const std::shared_ptr<const xds_config::ServerConfig> config_;
   const resources::ServerListener* listener_ = nullptr;
-  std::unique_ptr<const CompiledFilterChainMap> chain_map_;
+  std::unique_ptr<const routing::FilterChainSelector> chain_selector_;
   // One acceptor per distinct credentials; per chain (the default chain
   // last) the one to use, null if its credentials failed.
   std::vector<std::unique_ptr<grpc::experimental::ExternalConnectionAcceptor>>
       acceptors_;
   std::vector<grpc::experimental::ExternalConnectionAcceptor*> chain_acceptor_;
-  const SocketAddress listening_address_;
+  const routing::SocketAddress listening_address_;
   std::unique_ptr<grpc::Server> server_;
   bool shut_down_ = false;
 

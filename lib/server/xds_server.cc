@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -22,8 +23,8 @@
 #include "lib/base/mutex.h"
 #include "lib/bootstrap/target_resolver.h"
 #include "lib/client/xds_client.h"
+#include "lib/routing/socket_address.h"
 #include "lib/server/generation.h"
-#include "lib/server/socket_address.h"
 #include "lib/server/tls_credentials.h"
 #include "lib/transport/grpc_transport.h"
 #include "lib/xds_config/server_config_manager.h"
@@ -53,8 +54,8 @@ struct XdsServerBuilder::Options {
 
 class XdsServer::Impl : public std::enable_shared_from_this<Impl> {
  public:
-  Impl(XdsServerBuilder::Options options, SocketAddress address, int listen_fd,
-       int wake_fd, std::string listener_name)
+  Impl(XdsServerBuilder::Options options, routing::SocketAddress address,
+       int listen_fd, int wake_fd, std::string listener_name)
       : options_(std::move(options)),
         address_(address),
         address_text_(address.ToString()),
@@ -293,13 +294,14 @@ class XdsServer::Impl : public std::enable_shared_from_this<Impl> {
     accepted_.fetch_add(1, std::memory_order_relaxed);
     sockaddr_storage local;
     socklen_t local_len = sizeof(local);
-    absl::StatusOr<SocketAddress> source = SocketAddress::FromSockaddr(
-        reinterpret_cast<const sockaddr*>(&peer), peer_len);
-    absl::StatusOr<SocketAddress> destination =
-        getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_len) == 0
-            ? SocketAddress::FromSockaddr(reinterpret_cast<sockaddr*>(&local),
-                                          local_len)
-            : absl::StatusOr<SocketAddress>(absl::InternalError("getsockname"));
+    std::optional<routing::SocketAddress> source =
+        routing::SocketAddress::FromSockaddr(
+            reinterpret_cast<const sockaddr*>(&peer), peer_len);
+    std::optional<routing::SocketAddress> destination;
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_len) == 0) {
+      destination = routing::SocketAddress::FromSockaddr(
+          reinterpret_cast<const sockaddr*>(&local), local_len);
+    }
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     // Reading the generation and handing off under one lock: a generation
@@ -309,10 +311,10 @@ class XdsServer::Impl : public std::enable_shared_from_this<Impl> {
     Generation* g = current_.get();
     const resources::FilterChainData* chain = nullptr;
     size_t chain_index = 0;
-    if (g != nullptr && source.ok() && destination.ok()) {
+    if (g != nullptr && source.has_value() && destination.has_value()) {
       const resources::ServerListener& l = g->listener();
       std::optional<size_t> index =
-          g->chain_map().Select(*destination, *source);
+          g->chain_selector().Select(*destination, &*source);
       if (index.has_value() && *index < l.filter_chains.size()) {
         chain = &l.filter_chains[*index];
         chain_index = *index;
@@ -359,7 +361,7 @@ class XdsServer::Impl : public std::enable_shared_from_this<Impl> {
 
   const XdsServerBuilder::Options options_;
   GenerationOptions gen_options_;
-  const SocketAddress address_;
+  const routing::SocketAddress address_;
   const std::string address_text_;
   const std::string listener_name_;
   int listen_fd_;  // -1 once Shutdown closed it
@@ -441,7 +443,7 @@ XdsServerBuilder& XdsServerBuilder::AddChannelArgument(const std::string& name,
 
 namespace {
 
-absl::StatusOr<int> OpenListeningSocket(const SocketAddress& address) {
+absl::StatusOr<int> OpenListeningSocket(const routing::SocketAddress& address) {
   int fd = socket(address.ipv6 ? AF_INET6 : AF_INET,
                   SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) {
@@ -473,8 +475,8 @@ absl::StatusOr<std::unique_ptr<XdsServer>> XdsServerBuilder::BuildAndStart() {
   if (options_->credentials == nullptr) {
     return absl::InvalidArgumentError("AddListeningPort: null credentials");
   }
-  absl::StatusOr<SocketAddress> address =
-      ParseListeningAddress(options_->address);
+  absl::StatusOr<routing::SocketAddress> address =
+      routing::ParseListeningAddress(options_->address);
   if (!address.ok()) return address.status();
   std::shared_ptr<const Bootstrap> bootstrap = options_->bootstrap;
   if (bootstrap == nullptr) {

@@ -1,8 +1,9 @@
 // Filter chain selection (lib/routing/filter_chain_select.h). Sources: A36
 // §FilterChainMatch and §Connection and Request Handling (the "standard
 // matching logic": Envoy's most-specific order, destination prefix -> source
-// type -> source prefix -> source port), gRPC C-core 1.51
-// xds_server_config_fetcher.cc for what a loopback peer is.
+// type -> source prefix -> source port; a source type without chains falls
+// back to ANY, as Envoy and grpc-go), gRPC C-core 1.51
+// xds_server_config_fetcher.cc and Envoy for what a loopback peer is.
 #include "lib/routing/filter_chain_select.h"
 
 #include <optional>
@@ -85,14 +86,18 @@ TEST(FilterChainSelectTest, MostSpecificChainTable) {
   const Case kCases[] = {
       {"A36: longest destination prefix (/8)", "10.9.0.1:80", "8.8.8.8:1000",
        0},
-      {"Envoy: no chain of the peer's type (EXTERNAL) -> ANY", "10.1.0.1:80",
-       "8.8.8.8:1000", 1},
+      // The one source-type rule: A36 §FilterChainMatch "standard matching
+      // logic" = Envoy's documented rule and grpc-go. (C-core 1.51 would
+      // select nothing here: it uses ANY only when both specific types are
+      // empty, and chain 2 names SAME_IP_OR_LOOPBACK.)
+      {"A36/Envoy/grpc-go: no chain of the peer's type (EXTERNAL) -> ANY",
+       "10.1.0.1:80", "8.8.8.8:1000", 1},
       {"A36: SAME_IP_OR_LOOPBACK beats ANY (peer 127.0.0.1)", "10.1.0.1:80",
        "127.0.0.1:1000", 2},
       {"A36: SAME_IP_OR_LOOPBACK (peer has the local address)", "10.1.0.1:80",
        "10.1.0.1:1000", 2},
-      {"C-core IsLoopbackIp: only 127.0.0.1 is loopback", "10.1.0.1:80",
-       "127.0.0.2:1000", 1},
+      {"C-core IsLoopbackIp, Envoy isLoopbackAddress: only 127.0.0.1",
+       "10.1.0.1:80", "127.0.0.2:1000", 1},
       {"A36: longest source prefix, then the exact source port", "10.1.0.1:80",
        "192.168.1.5:443", 4},
       {"Envoy: most specific source prefix has no such port: no match",

@@ -1,8 +1,8 @@
-// SelectFilterChain: A36 §FilterChainMatch (most specific destination
-// prefix, then source type, source prefix, source port; else the default
-// chain), over Listeners decoded by lib/resources.
-#include "lib/server/filter_chain_select.h"
-
+// FilterChainSelector over whole Listeners decoded by lib/resources, as the
+// server runs it: A36 §FilterChainMatch (most specific destination prefix,
+// then source type, source prefix, source port; else the default chain).
+#include <optional>
+#include <string>
 #include <variant>
 
 #include "absl/strings/str_cat.h"
@@ -10,15 +10,25 @@
 #include "gtest/gtest.h"
 #include "lib/resources/listener.h"
 #include "lib/resources/proto_json.h"
-#include "tests/server/server_test_support.h"
+#include "lib/routing/filter_chain_select.h"
+#include "lib/routing/socket_address.h"
 
-namespace xdsfed::server {
+namespace xdsfed::routing {
 namespace {
+
+std::string Hcm(absl::string_view route) {
+  return absl::Substitute(
+      R"({"@type":"type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
+  "rds":{"config_source":{"ads":{}},"route_config_name":"$0"},
+  "http_filters":[{"name":"router","typed_config":{
+    "@type":"type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"}}]})",
+      route);
+}
 
 std::string Chain(absl::string_view route, absl::string_view match) {
   return absl::Substitute(
       R"({"filter_chain_match":$0,"filters":[{"name":"hcm","typed_config":$1}]})",
-      match, testing::Hcm(route));
+      match, Hcm(route));
 }
 
 std::shared_ptr<const resources::Listener> Decode(absl::string_view chains) {
@@ -26,7 +36,7 @@ std::shared_ptr<const resources::Listener> Decode(absl::string_view chains) {
       R"({"name":"l","address":{"socket_address":{"address":"0.0.0.0","port_value":80}},
   "filter_chains":[$0],
   "default_filter_chain":{"filters":[{"name":"hcm","typed_config":$1}]}})",
-      chains, testing::Hcm("default"));
+      chains, Hcm("default"));
   auto bytes = resources::ProtoJsonToSerialized(
       json, "envoy.config.listener.v3.Listener");
   EXPECT_TRUE(bytes.ok()) << bytes.status();
@@ -39,17 +49,18 @@ std::shared_ptr<const resources::Listener> Decode(absl::string_view chains) {
 }
 
 SocketAddress Addr(absl::string_view text) {
-  absl::StatusOr<SocketAddress> a = ParseListeningAddress(text);
-  EXPECT_TRUE(a.ok()) << text;
-  return a.ok() ? *a : SocketAddress();
+  std::optional<SocketAddress> a = SocketAddress::Parse(text);
+  EXPECT_TRUE(a.has_value()) << text;
+  return a.value_or(SocketAddress());
 }
 
 // The route name of the chain the connection gets ("default", "none").
 std::string Selected(const resources::Listener& listener,
                      absl::string_view destination, absl::string_view source) {
   const auto& l = std::get<resources::ServerListener>(listener.listener);
+  const SocketAddress peer = Addr(source);
   std::optional<size_t> i =
-      SelectFilterChain(l.filter_chain_map, Addr(destination), Addr(source));
+      FilterChainSelector(l).Select(Addr(destination), &peer);
   const resources::FilterChainData* chain =
       i.has_value()
           ? &l.filter_chains.at(*i)
@@ -60,7 +71,7 @@ std::string Selected(const resources::Listener& listener,
       .route_config_name;
 }
 
-TEST(SelectFilterChain, A36MostSpecificTable) {
+TEST(FilterChainListenerTest, A36MostSpecificTable) {
   auto listener = Decode(absl::StrCat(
       Chain(
           "wide",
@@ -113,19 +124,38 @@ TEST(SelectFilterChain, A36MostSpecificTable) {
   }
 }
 
-// C-core: ANY is consulted only when no chain names a specific source type.
-TEST(SelectFilterChain, SpecificSourceTypeHidesAny) {
+// The one source-type rule (A36 §FilterChainMatch: the standard matching
+// logic, Envoy's FilterChainMatch documentation and grpc-go): a connection
+// whose own source type has no chains falls back to the ANY chains. gRPC
+// C-core 1.51 ("Use kAny only if kSameIporLoopback and kExternal are
+// empty") gives the same-IP and loopback peers below no chain ("default").
+TEST(FilterChainListenerTest, OwnSourceTypeWithoutChainsFallsBackToAny) {
   auto listener =
       Decode(absl::StrCat(Chain("any", "{}"), ",",
                           Chain("external", R"({"source_type":"EXTERNAL"})")));
   ASSERT_NE(listener, nullptr);
-  EXPECT_EQ(Selected(*listener, "10.0.0.1:80", "10.0.0.2:1"), "external");
-  EXPECT_EQ(Selected(*listener, "10.0.0.1:80", "10.0.0.1:1"), "default");
-  EXPECT_EQ(Selected(*listener, "10.0.0.1:80", "127.0.0.1:1"), "default");
+  struct Case {
+    const char* destination;
+    const char* source;
+    const char* want;
+    const char* why;
+  };
+  const Case cases[] = {
+      {"10.0.0.1:80", "10.0.0.2:1", "external",
+       "A36: EXTERNAL is more specific than ANY"},
+      {"10.0.0.1:80", "10.0.0.1:1", "any",
+       "Envoy/grpc-go: same IP, no SAME_IP_OR_LOOPBACK chain -> ANY"},
+      {"10.0.0.1:80", "127.0.0.1:1", "any",
+       "Envoy/grpc-go: loopback, no SAME_IP_OR_LOOPBACK chain -> ANY"},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(Selected(*listener, c.destination, c.source), c.want)
+        << c.destination << " <- " << c.source << ": " << c.why;
+  }
 }
 
 // Longest source prefix among several lengths and both families.
-TEST(SelectFilterChain, LongestSourcePrefixAcrossLengths) {
+TEST(FilterChainListenerTest, LongestSourcePrefixAcrossLengths) {
   auto src = [](absl::string_view ip, int len) {
     return absl::Substitute(
         R"({"source_prefix_ranges":[{"address_prefix":"$0","prefix_len":$1}]})",
@@ -145,4 +175,4 @@ TEST(SelectFilterChain, LongestSourcePrefixAcrossLengths) {
 }
 
 }  // namespace
-}  // namespace xdsfed::server
+}  // namespace xdsfed::routing
