@@ -5,6 +5,12 @@
 // that must see no failure (A37), an 80/20 weighted_clusters split, load
 // reports to the cluster's LRS server (A47: `self`), circuit breaking
 // (A37 §xds_cluster_impl) and the data-plane authority as :authority (A47).
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <condition_variable>
 #include <map>
@@ -298,6 +304,212 @@ TEST_F(XdsChannelE2eTest, AggregateFailoverAndFailbackWithoutFailures) {
   EXPECT_EQ(loop.failures(), std::vector<std::string>{});
   EXPECT_GT(loop.backends()["fallback"], 0);
   EXPECT_GT(loop.backends()["primary"], 0);
+}
+
+// A plain grpc::Server with the HealthService on a given loopback port
+// ("127.0.0.1:0" picks one), so a test can stop it gracefully and start it
+// again on the same port.
+struct PortBackend {
+  PortBackend(const std::string& id, int want_port) : service(id) {
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort(absl::StrCat("127.0.0.1:", want_port),
+                             grpc::InsecureServerCredentials(), &port);
+    builder.RegisterService(&service);
+    server = builder.BuildAndStart();
+  }
+  // A clean shutdown: GOAWAY, in-flight calls complete (up to 2 s).
+  void GracefulShutdown() {
+    server->Shutdown(std::chrono::system_clock::now() +
+                     std::chrono::seconds(2));
+    server->Wait();
+  }
+  health_backend::HealthService service;
+  int port = 0;
+  std::unique_ptr<grpc::Server> server;
+};
+
+// A TCP forwarder 127.0.0.1:port() -> 127.0.0.1:target. Kill() resets every
+// connection (SO_LINGER 0: RST) and closes the listener at once, which is
+// what a client sees when the backend's process is killed (no GOAWAY, calls
+// in flight cut, then connection refused).
+class KillableProxy {
+ public:
+  explicit KillableProxy(int target) : target_(target) {
+    listen_fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof(addr);
+    if (listen_fd_ < 0 ||
+        bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), len) != 0 ||
+        listen(listen_fd_, 64) != 0 ||
+        getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len) !=
+            0) {
+      return;
+    }
+    port_ = ntohs(addr.sin_port);
+    accept_thread_ = std::thread([this] { AcceptLoop(); });
+  }
+  ~KillableProxy() { Kill(); }
+  int port() const { return port_; }
+  void Kill() {
+    killed_ = true;
+    if (accept_thread_.joinable()) accept_thread_.join();
+    for (auto& t : pumps_) t.join();
+    pumps_.clear();
+  }
+
+ private:
+  static void Reset(int fd) {
+    linger l{1, 0};
+    setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+    close(fd);
+  }
+  void AcceptLoop() {
+    while (!killed_) {
+      pollfd p{listen_fd_, POLLIN, 0};
+      if (poll(&p, 1, 10) <= 0) continue;
+      int client = accept(listen_fd_, nullptr, nullptr);
+      if (client < 0) continue;
+      int upstream = socket(AF_INET, SOCK_STREAM, 0);
+      sockaddr_in addr{};
+      addr.sin_family = AF_INET;
+      addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      addr.sin_port = htons(static_cast<uint16_t>(target_));
+      if (upstream < 0 || connect(upstream, reinterpret_cast<sockaddr*>(&addr),
+                                  sizeof(addr)) != 0) {
+        if (upstream >= 0) close(upstream);
+        Reset(client);
+        continue;
+      }
+      pumps_.emplace_back([this, client, upstream] { Pump(client, upstream); });
+    }
+    close(listen_fd_);
+  }
+  void Pump(int a, int b) {
+    char buf[16384];
+    while (!killed_) {
+      pollfd p[2] = {{a, POLLIN, 0}, {b, POLLIN, 0}};
+      if (poll(p, 2, 10) <= 0) continue;
+      bool closed = false;
+      for (int i = 0; i < 2 && !closed; ++i) {
+        if (p[i].revents == 0) continue;
+        ssize_t n = read(p[i].fd, buf, sizeof(buf));
+        if (n <= 0) {
+          closed = true;
+          break;
+        }
+        for (ssize_t off = 0; off < n;) {
+          ssize_t w = write(p[1 - i].fd, buf + off, n - off);
+          if (w <= 0) {
+            closed = true;
+            break;
+          }
+          off += w;
+        }
+      }
+      if (closed) break;
+    }
+    Reset(a);
+    Reset(b);
+  }
+
+  const int target_;
+  int listen_fd_ = -1;
+  int port_ = 0;
+  std::atomic<bool> killed_{false};
+  std::thread accept_thread_;
+  std::vector<std::thread> pumps_;  // accept thread only, then Kill()
+};
+
+// What a hard kill of the priority-0 backend costs (no GOAWAY: its
+// connection is reset, calls in flight on it fail): the RPC loop moves to
+// the fallback; the failed RPCs are counted and printed (at most the call
+// in flight plus picks made before the reset was seen).
+TEST_F(XdsChannelE2eTest, FailoverWhenPrimaryBackendIsKilled) {
+  int backend_port = 0, fallback_port = 0;
+  auto primary = Backend("primary", &backend_port);
+  auto fallback = Backend("fallback", &fallback_port);
+  KillableProxy proxy(backend_port);
+  ASSERT_NE(proxy.port(), 0);
+  cp_->SetSnapshot(
+      MakeSnapshot("1", {Route("route", R"({"cluster":"agg"})")},
+                   {Aggregate("agg", {"primary", "fallback"}), Eds("primary"),
+                    Dns("fallback", fallback_port)},
+                   {Cla("primary", {proxy.port()})}));
+  auto ch = Channel();
+  ASSERT_NE(ch, nullptr);
+  RpcLoop loop(ch.get());
+  ASSERT_TRUE(
+      loop.WaitForBackend("primary", absl::InfinitePast(), absl::Seconds(10)));
+  absl::SleepFor(absl::Milliseconds(200));
+  const absl::Time killed = absl::Now();
+  proxy.Kill();
+  auto at = loop.WaitForBackend("fallback", killed, absl::Seconds(10));
+  ASSERT_TRUE(at.has_value());
+  absl::SleepFor(absl::Milliseconds(200));
+  loop.Stop();
+  const std::vector<std::string> failures = loop.failures();
+  std::cerr << "hard kill -> first fallback RPC "
+            << absl::FormatDuration(*at - killed) << ", failed RPCs "
+            << failures.size() << ": " << absl::StrJoin(failures, "; ") << "\n";
+  for (const std::string& f : failures) {
+    EXPECT_EQ(f.rfind("14 ", 0), 0u) << f;  // UNAVAILABLE only
+  }
+  EXPECT_LE(failures.size(), 3u);
+}
+
+// Issue 13 failover by backend death (A37 aggregate, C-core priority policy:
+// a child in TRANSIENT_FAILURE hands over to the next priority): the
+// priority-0 backend shuts down cleanly (grpc::Server::Shutdown with a
+// deadline: GOAWAY, calls in flight complete) while EDS still lists it. The
+// RPC loop moves to the LOGICAL_DNS fallback when its connection goes, and
+// back when a backend listens on the listed port again. No pick fails and
+// no call fails on the client's side; the one loss possible is the
+// server's own: grpc++ 1.51's Shutdown cancels (CANCELLED) a call that
+// arrives before its GOAWAY reaches the client -- a plain grpc::Channel
+// looping on the same backend loses one in ~40 % of shutdowns too (6 of 15
+// measured, as this loop does) -- so at most one CANCELLED per shutdown.
+TEST_F(XdsChannelE2eTest, FailoverWhenPrimaryBackendStops) {
+  auto primary = std::make_unique<PortBackend>("primary", 0);
+  ASSERT_NE(primary->server, nullptr);
+  const int primary_port = primary->port;
+  int fallback_port = 0;
+  auto fallback = Backend("fallback", &fallback_port);
+  cp_->SetSnapshot(
+      MakeSnapshot("1", {Route("route", R"({"cluster":"agg"})")},
+                   {Aggregate("agg", {"primary", "fallback"}), Eds("primary"),
+                    Dns("fallback", fallback_port)},
+                   {Cla("primary", {primary_port})}));
+  auto ch = Channel();
+  ASSERT_NE(ch, nullptr);
+  RpcLoop loop(ch.get());
+  ASSERT_TRUE(
+      loop.WaitForBackend("primary", absl::InfinitePast(), absl::Seconds(10)));
+  for (int round = 0; round < 3; ++round) {
+    const size_t failed_before = loop.failures().size();
+    const absl::Time stopped = absl::Now();
+    primary->GracefulShutdown();
+    auto at = loop.WaitForBackend("fallback", stopped, absl::Seconds(10));
+    ASSERT_TRUE(at.has_value()) << "round " << round;
+    std::cerr << "round " << round << ": primary stopped -> first fallback RPC "
+              << absl::FormatDuration(*at - stopped) << "\n";
+    const absl::Time restarted = absl::Now();
+    primary = std::make_unique<PortBackend>("primary", primary_port);
+    ASSERT_EQ(primary->port, primary_port) << "round " << round;
+    at = loop.WaitForBackend("primary", restarted, absl::Seconds(10));
+    ASSERT_TRUE(at.has_value()) << "round " << round;
+    std::cerr << "round " << round
+              << ": primary restarted -> first primary RPC "
+              << absl::FormatDuration(*at - restarted) << "\n";
+    EXPECT_LE(loop.failures().size() - failed_before, 1u) << "round " << round;
+  }
+  loop.Stop();
+  const std::vector<std::string> failures = loop.failures();
+  for (const std::string& f : failures) EXPECT_EQ(f, "1 CANCELLED");
+  std::cerr << "RPCs: primary " << loop.backends()["primary"] << ", fallback "
+            << loop.backends()["fallback"] << ", failed "
+            << loop.failures().size() << "\n";
 }
 
 // weighted_clusters 80/20 across two EDS clusters (A28 routing); 1,000 RPCs
