@@ -217,6 +217,8 @@ class XdsClient::Impl final : public std::enable_shared_from_this<Impl>,
   bool WatchActive(WatchId id) ABSL_LOCKS_EXCLUDED(mu_);
 
   const std::shared_ptr<const Bootstrap> bootstrap_;
+  // Its certificate_providers' names (resources::DecodeContext).
+  std::set<std::string, std::less<>> certificate_provider_instances_;
   const std::shared_ptr<XdsTransportFactory> transport_factory_;
   const Options options_;
   const std::shared_ptr<Timers> timers_;
@@ -257,6 +259,9 @@ XdsClient::Impl::Impl(std::shared_ptr<const Bootstrap> bootstrap,
       node_(BuildNode(*bootstrap_, options_.user_agent_name,
                       options_.user_agent_version)),
       cache_(bootstrap_->federation()) {
+  for (const auto& provider : bootstrap_->certificate_providers()) {
+    certificate_provider_instances_.insert(provider.first);
+  }
   MutexLock lock(&mu_);
   auto server_id = [this](const std::shared_ptr<const XdsServerConfig>& s) {
     for (ServerId i = 0; i < servers_.size(); ++i) {
@@ -726,6 +731,7 @@ void XdsClient::Impl::OnRecvMessage(uint64_t server_key, uint64_t call_gen,
   }
   resources::DecodeContext context;
   context.federation = bootstrap_->federation();
+  context.certificate_provider_instances = &certificate_provider_instances_;
   decoded = DecodeResources(*response, *type, context, &arena);
   // Apply step, under mu_. The events of one call never overlap, so the
   // call is still current unless the channel was released meanwhile.

@@ -1,7 +1,9 @@
 #include "lib/resources/downstream_tls_context.h"
 
+#include <set>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "envoy/extensions/transport_sockets/tls/v3/tls.pb.h"
 #include "lib/base/validation_errors.h"
 
@@ -17,15 +19,23 @@ void Unsupported(ValidationErrors* errors, absl::string_view field) {
   errors->AddError("field unsupported");
 }
 
+using KnownInstances = std::set<std::string, std::less<>>;
+
 template <typename P>
 DownstreamTlsContext::ProviderInstance Instance(const P& proto,
-                                                ValidationErrors* errors) {
+                                                ValidationErrors* errors,
+                                                const KnownInstances* known) {
   DownstreamTlsContext::ProviderInstance out;
   out.instance_name = proto.instance_name();
   out.certificate_name = proto.certificate_name();
   if (out.instance_name.empty()) {
     Field f(errors, ".instance_name");
     errors->AddError("field not present");
+  } else if (known != nullptr && known->count(out.instance_name) == 0) {
+    Field f(errors, ".instance_name");
+    errors->AddError(absl::StrCat(
+        "unrecognized certificate provider instance name \"", out.instance_name,
+        "\": not in the bootstrap's certificate_providers"));
   }
   return out;
 }
@@ -33,7 +43,8 @@ DownstreamTlsContext::ProviderInstance Instance(const P& proto,
 // A29 on a server: only a CA provider instance; everything else that would
 // change how clients are verified is rejected.
 std::optional<DownstreamTlsContext::ProviderInstance> ParseValidationContext(
-    const tls_pb::CertificateValidationContext& v, ValidationErrors* errors) {
+    const tls_pb::CertificateValidationContext& v, ValidationErrors* errors,
+    const KnownInstances* known) {
   if (v.has_trusted_ca()) Unsupported(errors, ".trusted_ca");
   if (v.verify_certificate_hash_size() > 0) {
     Unsupported(errors, ".verify_certificate_hash");
@@ -62,7 +73,7 @@ std::optional<DownstreamTlsContext::ProviderInstance> ParseValidationContext(
   }
   if (!v.has_ca_certificate_provider_instance()) return std::nullopt;
   Field f(errors, ".ca_certificate_provider_instance");
-  return Instance(v.ca_certificate_provider_instance(), errors);
+  return Instance(v.ca_certificate_provider_instance(), errors, known);
 }
 
 }  // namespace
@@ -83,7 +94,8 @@ Json::Value DownstreamTlsContext::ToJson() const {
 }
 
 std::optional<DownstreamTlsContext> ParseDownstreamTlsContext(
-    absl::string_view serialized, ValidationErrors* errors) {
+    absl::string_view serialized, ValidationErrors* errors,
+    const KnownInstances* known) {
   const size_t before = errors->size();
   tls_pb::DownstreamTlsContext proto;
   if (!proto.ParseFromArray(serialized.data(),
@@ -113,18 +125,20 @@ std::optional<DownstreamTlsContext> ParseDownstreamTlsContext(
     bool has_identity = false;
     if (c.has_tls_certificate_provider_instance()) {
       Field f(errors, ".tls_certificate_provider_instance");
-      out.identity = Instance(c.tls_certificate_provider_instance(), errors);
+      out.identity =
+          Instance(c.tls_certificate_provider_instance(), errors, known);
       has_identity = true;
     } else if (c.has_tls_certificate_certificate_provider_instance()) {
       Field f(errors, ".tls_certificate_certificate_provider_instance");
-      out.identity =
-          Instance(c.tls_certificate_certificate_provider_instance(), errors);
+      out.identity = Instance(c.tls_certificate_certificate_provider_instance(),
+                              errors, known);
       has_identity = true;
     }
     switch (c.validation_context_type_case()) {
       case tls_pb::CommonTlsContext::kValidationContext: {
         Field f(errors, ".validation_context");
-        out.root = ParseValidationContext(c.validation_context(), errors);
+        out.root =
+            ParseValidationContext(c.validation_context(), errors, known);
         break;
       }
       case tls_pb::CommonTlsContext::kCombinedValidationContext: {
@@ -136,14 +150,14 @@ std::optional<DownstreamTlsContext> ParseDownstreamTlsContext(
         {
           Field d(errors, ".default_validation_context");
           out.root = ParseValidationContext(
-              combined.default_validation_context(), errors);
+              combined.default_validation_context(), errors, known);
         }
         if (!out.root.has_value() &&
             combined.has_validation_context_certificate_provider_instance()) {
           Field p(errors, ".validation_context_certificate_provider_instance");
           out.root = Instance(
               combined.validation_context_certificate_provider_instance(),
-              errors);
+              errors, known);
         }
         break;
       }
@@ -153,8 +167,9 @@ std::optional<DownstreamTlsContext> ParseDownstreamTlsContext(
       case tls_pb::CommonTlsContext::
           kValidationContextCertificateProviderInstance: {
         Field f(errors, ".validation_context_certificate_provider_instance");
-        out.root = Instance(
-            c.validation_context_certificate_provider_instance(), errors);
+        out.root =
+            Instance(c.validation_context_certificate_provider_instance(),
+                     errors, known);
         break;
       }
       case tls_pb::CommonTlsContext::VALIDATION_CONTEXT_TYPE_NOT_SET:

@@ -6,7 +6,9 @@
 #ifndef XDSFED_LIB_RESOURCES_DOWNSTREAM_TLS_CONTEXT_H_
 #define XDSFED_LIB_RESOURCES_DOWNSTREAM_TLS_CONTEXT_H_
 
+#include <functional>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "absl/strings/string_view.h"
@@ -40,9 +42,12 @@ struct DownstreamTlsContext {
 };
 
 // `serialized` is the transport socket's Any value; errors go under the
-// current path. nullopt if anything was wrong.
+// current path. nullopt if anything was wrong. `known_instances` (null: not
+// checked): the bootstrap's certificate provider instance names; any other
+// name is an error (DecodeContext::certificate_provider_instances).
 std::optional<DownstreamTlsContext> ParseDownstreamTlsContext(
-    absl::string_view serialized, ValidationErrors* errors);
+    absl::string_view serialized, ValidationErrors* errors,
+    const std::set<std::string, std::less<>>* known_instances = nullptr);
 
 }  // namespace resources
 }  // namespace xdsfed

@@ -67,6 +67,7 @@ ApiListener ParseClientListener(const listener_pb::Listener& proto,
 // A36 §Resource Validation, for default_filter_chain and every entry of
 // filter_chains.
 FilterChainData ParseFilterChain(const listener_pb::FilterChain& proto,
+                                 const DecodeContext& context,
                                  ValidationErrors* errors) {
   FilterChainData out;
   {
@@ -102,7 +103,8 @@ FilterChainData ParseFilterChain(const listener_pb::FilterChain& proto,
                                       kDownstreamTlsContextType));
       } else if (type.has_value()) {
         Field value(errors, absl::StrCat(".value[", *type, "]"));
-        out.tls = ParseDownstreamTlsContext(any.value(), errors);
+        out.tls = ParseDownstreamTlsContext(
+            any.value(), errors, context.certificate_provider_instances);
         if (out.tls.has_value()) out.downstream_tls_context = any.value();
       }
     }
@@ -118,6 +120,7 @@ std::string JoinHostPort(const std::string& host, uint32_t port) {
 }
 
 ServerListener ParseServerListener(const listener_pb::Listener& proto,
+                                   const DecodeContext& context,
                                    ValidationErrors* errors) {
   ServerListener out;
   {
@@ -158,7 +161,7 @@ ServerListener ParseServerListener(const listener_pb::Listener& proto,
       matches.push_back(
           ParseFilterChainMatch(chain.filter_chain_match(), errors));
     }
-    chains.push_back(ParseFilterChain(chain, errors));
+    chains.push_back(ParseFilterChain(chain, context, errors));
   }
   out.filter_chain_map = BuildFilterChainMap(matches, errors);
   // Keep only the chains the map can select, renumbered in input order.
@@ -175,7 +178,7 @@ ServerListener ParseServerListener(const listener_pb::Listener& proto,
   if (proto.has_default_filter_chain()) {
     Field field(errors, ".default_filter_chain");
     out.default_filter_chain =
-        ParseFilterChain(proto.default_filter_chain(), errors);
+        ParseFilterChain(proto.default_filter_chain(), context, errors);
   }
   if (proto.filter_chains_size() == 0 && !proto.has_default_filter_chain()) {
     // gRPC 1.51: "No filter chain provided."
@@ -212,7 +215,7 @@ class ListenerType final : public XdsResourceType<Listener> {
     if (proto.has_api_listener()) {
       listener.listener = ParseClientListener(proto, &errors);
     } else if (proto.has_address()) {
-      listener.listener = ParseServerListener(proto, &errors);
+      listener.listener = ParseServerListener(proto, context, &errors);
     } else {
       Field field(&errors, ".api_listener");
       errors.AddError("neither api_listener nor address is set");

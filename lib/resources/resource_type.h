@@ -20,7 +20,9 @@
 #ifndef XDSFED_LIB_RESOURCES_RESOURCE_TYPE_H_
 #define XDSFED_LIB_RESOURCES_RESOURCE_TYPE_H_
 
+#include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -51,6 +53,13 @@ struct DecodeContext {
   // The A47 gate: with it on, names inside resources (RDS route config names,
   // EDS service names) may be xdstp:// and the xdstp-specific rules apply.
   bool federation = false;
+  // The bootstrap's certificate_providers instance names: a
+  // DownstreamTlsContext naming another instance is invalid (A29 as C-core
+  // applies it: "unrecognized certificate provider instance name"), so it is
+  // NACKed instead of failing later when a server builds its credentials.
+  // Null: not checked (no bootstrap, e.g. `xdsfed validate`).
+  const std::set<std::string, std::less<>>* certificate_provider_instances =
+      nullptr;
 };
 
 // A decoded resource of any type, as the cache and the client hold it.

@@ -3,6 +3,9 @@
 // ignored). Cases built as proto3 JSON, each with the error path expected.
 #include "lib/resources/downstream_tls_context.h"
 
+#include <set>
+#include <string>
+
 #include "absl/strings/str_cat.h"
 #include "envoy/extensions/transport_sockets/tls/v3/tls.pb.h"
 #include "google/protobuf/util/json_util.h"
@@ -112,6 +115,54 @@ TEST(DownstreamTlsContext, RejectedWithFieldPath) {
     ValidationErrors errors;
     EXPECT_FALSE(ParseDownstreamTlsContext(Bytes(c.json), &errors).has_value())
         << c.json;
+    EXPECT_NE(errors.Message().find(c.want), std::string::npos)
+        << c.json << "\n  got: " << errors.Message() << "\n want: " << c.want;
+  }
+}
+
+// C-core's rule (its CommonTlsContext parse): a provider instance the
+// bootstrap's certificate_providers lacks is an error, so the Listener is
+// NACKed rather than failing when a server builds the chain's credentials.
+// Without the bootstrap's names (null) nothing is checked.
+TEST(DownstreamTlsContext, InstanceNamesAbsentFromTheBootstrapAreErrors) {
+  const std::set<std::string, std::less<>> known = {"id", "ca"};
+  const std::set<std::string, std::less<>> only_id = {"id"};
+  const std::set<std::string, std::less<>> only_ca = {"ca"};
+  struct Case {
+    std::string json;
+    const std::set<std::string, std::less<>>* known;
+    const char* want;  // empty: accepted
+  };
+  const std::string identity_and_root =
+      absl::StrCat(R"({"common_tls_context":{)", kIdentity, ",", kRoot,
+                   R"(},"require_client_certificate":true})");
+  const Case cases[] = {
+      {identity_and_root, &known, ""},
+      {identity_and_root, nullptr, ""},
+      {identity_and_root, &only_id,
+       "common_tls_context.validation_context.ca_certificate_provider_instance."
+       "instance_name error:unrecognized certificate provider instance name "
+       "\"ca\""},
+      {absl::StrCat(R"({"common_tls_context":{)", kIdentity, "}}"), &only_ca,
+       "common_tls_context.tls_certificate_provider_instance.instance_name "
+       "error:unrecognized certificate provider instance name \"id\""},
+      {R"({"common_tls_context":{
+        "tls_certificate_certificate_provider_instance":{"instance_name":"id"},
+        "combined_validation_context":{
+          "validation_context_certificate_provider_instance":{"instance_name":"ca"}}}})",
+       &only_id,
+       "combined_validation_context.validation_context_certificate_provider_"
+       "instance.instance_name error:unrecognized certificate provider "
+       "instance name \"ca\""},
+  };
+  for (const Case& c : cases) {
+    ValidationErrors errors;
+    auto tls = ParseDownstreamTlsContext(Bytes(c.json), &errors, c.known);
+    if (std::string(c.want).empty()) {
+      EXPECT_TRUE(tls.has_value()) << c.json << ": " << errors.Message();
+      continue;
+    }
+    EXPECT_FALSE(tls.has_value()) << c.json;
     EXPECT_NE(errors.Message().find(c.want), std::string::npos)
         << c.json << "\n  got: " << errors.Message() << "\n want: " << c.want;
   }
