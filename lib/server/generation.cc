@@ -81,6 +81,14 @@ std::optional<routing::SocketAddress> ParsePeer(absl::string_view peer) {
   return std::nullopt;
 }
 
+// For queues no poller ever ran on (the server failed to start).
+void DrainQueue(grpc::ServerCompletionQueue* cq) {
+  void* tag;
+  bool ok;
+  while (cq->Next(&tag, &ok)) {
+  }
+}
+
 std::string PeerKey(const routing::SocketAddress& peer) {
   return absl::StrCat(peer.ipv6 ? "ipv6:" : "ipv4:", peer.ToString());
 }
@@ -112,6 +120,19 @@ absl::StatusOr<std::unique_ptr<Generation>> Generation::Start(
   }
   grpc::ServerBuilder builder;
   for (grpc::Service* s : options.services) builder.RegisterService(s);
+  // grpc++ binds an async service to one grpc::Server: each generation has
+  // its own instances, each with its own completion queue.
+  for (const AsyncServiceFactory& factory : options.async_factories) {
+    Async a;
+    a.instance = factory(id);
+    if (a.instance == nullptr || a.instance->service() == nullptr) {
+      return absl::InternalError(absl::StrCat(
+          "generation ", id, ": an async service factory returned null"));
+    }
+    builder.RegisterService(a.instance->service());
+    a.cq = builder.AddCompletionQueue();
+    g->async_.push_back(std::move(a));
+  }
   for (const auto& [name, value] : options.int_args) {
     builder.AddChannelArgument(name, value);
   }
@@ -170,16 +191,21 @@ absl::StatusOr<std::unique_ptr<Generation>> Generation::Start(
                       : nullptr));
   g->server_ = builder.BuildAndStart();
   if (g->server_ == nullptr) {
+    for (Async& a : g->async_) a.cq->Shutdown();
+    for (Async& a : g->async_) DrainQueue(a.cq.get());
     return absl::InternalError(
         absl::StrCat("generation ", id, ": grpc::ServerBuilder failed"));
   }
+  for (Async& a : g->async_) a.instance->Start(a.cq.get());
   return g;
 }
 
 Generation::~Generation() {
   Shutdown(absl::Now());
-  // The server's interceptors point at this object.
+  // The server's interceptors point at this object; async services and
+  // their queues outlive the server.
   server_.reset();
+  async_.clear();
 }
 
 bool Generation::HandOff(int listener_fd, int fd,
@@ -258,6 +284,12 @@ void Generation::Shutdown(absl::Time deadline) {
   shut_down_ = true;
   server_->Shutdown(absl::ToChronoTime(deadline));
   server_->Wait();
+  // grpc++'s order: the server, then its completion queues (drained by the
+  // instances' pollers), with no call requested after a queue's Shutdown.
+  for (Async& a : async_) {
+    a.instance->Stop();
+    a.cq->Shutdown();
+  }
 }
 
 }  // namespace xdsfed::server

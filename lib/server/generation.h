@@ -20,6 +20,7 @@
 #include "lib/resources/listener.h"
 #include "lib/routing/filter_chain_select.h"
 #include "lib/routing/socket_address.h"
+#include "lib/server/async_service.h"
 #include "lib/server/chain_routes.h"
 #include "lib/xds_config/xds_config.h"
 
@@ -34,6 +35,7 @@ struct GenerationOptions {
       const resources::DownstreamTlsContext&)>
       tls_credentials;
   std::vector<grpc::Service*> services;
+  std::vector<AsyncServiceFactory> async_factories;
   absl::Duration drain_grace;
   absl::Duration max_connection_age;
   std::vector<std::pair<std::string, int>> int_args;
@@ -99,6 +101,14 @@ class Generation {
       acceptors_;
   std::vector<grpc::experimental::ExternalConnectionAcceptor*> chain_acceptor_;
   const routing::SocketAddress listening_address_;
+  // Per async service factory, its instance and completion queue; both
+  // outlive server_ (the destructor resets server_ first).
+  struct Async {
+    std::unique_ptr<grpc::ServerCompletionQueue> cq;
+    // Destroyed first (it joins the pollers of cq).
+    std::unique_ptr<AsyncServiceInstance> instance;
+  };
+  std::vector<Async> async_;
   std::unique_ptr<grpc::Server> server_;
   bool shut_down_ = false;
 

@@ -42,6 +42,7 @@ struct XdsServerBuilder::Options {
   std::string address;
   std::shared_ptr<grpc::ServerCredentials> credentials;
   std::vector<grpc::Service*> services;
+  std::vector<AsyncServiceFactory> async_factories;
   StatusNotifier notifier;
   absl::Duration drain_grace = absl::Minutes(10);
   absl::Duration max_connection_age = absl::Seconds(30);
@@ -65,6 +66,7 @@ class XdsServer::Impl : public std::enable_shared_from_this<Impl> {
     gen_options_.listening_address = address_;
     gen_options_.credentials = options_.credentials;
     gen_options_.services = options_.services;
+    gen_options_.async_factories = options_.async_factories;
     gen_options_.drain_grace = options_.drain_grace;
     gen_options_.max_connection_age = options_.max_connection_age;
     gen_options_.int_args = options_.int_args;
@@ -401,6 +403,11 @@ XdsServerBuilder& XdsServerBuilder::AddListeningPort(
 }
 XdsServerBuilder& XdsServerBuilder::RegisterService(grpc::Service* service) {
   options_->services.push_back(service);
+  return *this;
+}
+XdsServerBuilder& XdsServerBuilder::RegisterAsyncServiceFactory(
+    AsyncServiceFactory factory) {
+  options_->async_factories.push_back(std::move(factory));
   return *this;
 }
 XdsServerBuilder& XdsServerBuilder::set_status_notifier(

@@ -46,6 +46,7 @@
 #include "grpcpp/grpcpp.h"
 #include "lib/bootstrap/bootstrap.h"
 #include "lib/client/xds_client.h"
+#include "lib/server/async_service.h"
 
 namespace xdsfed::server {
 
@@ -63,14 +64,24 @@ class XdsServerBuilder {
   ~XdsServerBuilder();
 
   // One listening address, "IP:PORT" or "[IPv6]:PORT" (no port 0: A36).
-  // `credentials` serve every connection (per-chain TLS is not done yet).
+  // `credentials` serve connections whose filter chain has no transport
+  // socket (a DownstreamTlsContext chain uses the bootstrap's providers).
   XdsServerBuilder& AddListeningPort(
       const std::string& address,
       std::shared_ptr<grpc::ServerCredentials> credentials);
   // A sync or callback service, registered on every generation's
   // grpc::Server; it must outlive the XdsServer. (An async service can be
-  // registered on only one grpc::Server: not supported.)
+  // registered on only one grpc::Server: use RegisterAsyncServiceFactory.)
   XdsServerBuilder& RegisterService(grpc::Service* service);
+  // Async services: `factory` is called once per server generation (before
+  // that generation's grpc::Server starts, on the config thread) for a new
+  // AsyncServiceInstance (generation.h) whose service() is registered on it;
+  // Start(cq) then gives it the generation's own ServerCompletionQueue to
+  // request calls on and poll, and Stop() comes after that server and queue
+  // have shut down (drain the queue, join the pollers). A draining
+  // generation keeps its instance until its connections are gone, so
+  // several instances may be live at once.
+  XdsServerBuilder& RegisterAsyncServiceFactory(AsyncServiceFactory factory);
   XdsServerBuilder& set_status_notifier(StatusNotifier notifier);
   // A36 default: 10 minutes.
   XdsServerBuilder& set_drain_grace_time(absl::Duration grace);

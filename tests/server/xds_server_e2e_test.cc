@@ -5,14 +5,19 @@
 // gRPC's client reads its bootstrap once per process; each TEST runs in its
 // own process (gtest_discover_tests: one ctest entry per TEST).
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -399,6 +404,424 @@ TEST_F(XdsServerE2eTest, FiftyListenerUpdatesFailNoRpc) {
   std::printf("50 Listener updates: %d RPCs OK, %d failed, %lu connections\n",
               ok.load(), failed.load(),
               static_cast<unsigned long>(server_->connections_accepted()));
+}
+
+}  // namespace
+}  // namespace xdsfed::server
+
+namespace xdsfed::server {
+namespace {
+
+using health_backend::HealthCheckOnce;
+using health_backend::HealthCheckResult;
+
+// A server Listener at 127.0.0.1:port that A36 §Resource Validation rejects
+// ("use_original_dst must not be true"), otherwise the same as the good one.
+std::string BadServerListenerJson(int port, absl::string_view route) {
+  std::string good = testing::ServerListenerJson(port, route);
+  const std::string address_key = R"("address":{)";
+  good.insert(good.find(address_key), R"("use_original_dst":true,)");
+  return good;
+}
+
+// Counts this process's threads.
+int ThreadCount() {
+  int n = 0;
+  if (DIR* d = opendir("/proc/self/task")) {
+    while (dirent* e = readdir(d)) {
+      if (e->d_name[0] != '.') ++n;
+    }
+    closedir(d);
+  }
+  return n;
+}
+
+// Issue 12 "Bad input" / A36 §xDS Protocol: a Listener update the XdsClient
+// NACKs changes nothing: the last good Listener keeps serving (existing and
+// new connections), no new generation, the notifier is not called.
+TEST_F(XdsServerE2eTest, NackedListenerKeepsTheLastGoodOneServing) {
+  const std::string routes = absl::StrCat(testing::ServerRouteJson("s1"), ",",
+                                          testing::ServerRouteJson("s2"));
+  Push(testing::ServerListenerJson(server_port_, "s1"), routes);
+  ASSERT_NO_FATAL_FAILURE(StartServer());
+  ASSERT_TRUE(log_.WaitFor(1));
+  ASSERT_TRUE(log_.calls()[0].status.ok()) << log_.calls()[0].status;
+  auto existing = Direct();
+  ASSERT_TRUE(
+      HealthCheckOnce(existing, "", absl::Seconds(10), true).status.ok());
+
+  Push(BadServerListenerJson(server_port_, "s2"), routes);
+  // Longer than the does-not-exist timeout (1 s): a NACK must not turn into
+  // a deletion either.
+  absl::SleepFor(absl::Milliseconds(2500));
+  EXPECT_TRUE(server_->serving());
+  EXPECT_EQ(server_->generations_started(), 1u);
+  EXPECT_EQ(log_.calls().size(), 1u) << log_.calls().back().status;
+  EXPECT_TRUE(HealthCheckOnce(existing, "", absl::Seconds(10)).status.ok());
+  EXPECT_TRUE(HealthCheckOnce(Direct(), "", absl::Seconds(10)).status.ok());
+
+  // The next good update is applied (the NACK did not wedge the watch).
+  Push(testing::ServerListenerJson(server_port_, "s2"), routes);
+  for (int i = 0; i < 200 && server_->generations_started() < 2; ++i) {
+    absl::SleepFor(absl::Milliseconds(25));
+  }
+  EXPECT_EQ(server_->generations_started(), 2u);
+  EXPECT_EQ(log_.calls().size(), 1u);
+}
+
+// A Listener whose TLS chain names a certificate provider instance the
+// server's bootstrap lacks is NACKed by the XdsClient (C-core's rule), not
+// found only when the generation is built: first NOT_SERVING with the
+// field path; after a good Listener, the same bad one changes nothing.
+TEST_F(XdsServerE2eTest, AbsentCertificateProviderInstanceIsNacked) {
+  const std::string tls_chain = absl::StrCat(
+      R"({"filters":[{"name":"hcm","typed_config":)", testing::Hcm("s1"),
+      R"(}],"transport_socket":{"name":"tls","typed_config":{
+  "@type":"type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext",
+  "common_tls_context":{
+    "tls_certificate_provider_instance":{"instance_name":"absent"}}}}})");
+  const std::string bad =
+      testing::ServerListenerJson(server_port_, "s1", tls_chain);
+  Push(bad, testing::ServerRouteJson("s1"));
+  ASSERT_NO_FATAL_FAILURE(StartServer());
+  ASSERT_TRUE(log_.WaitFor(1));
+  const absl::Status nacked = log_.calls()[0].status;
+  EXPECT_FALSE(nacked.ok());
+  EXPECT_NE(nacked.message().find(
+                "filter_chains[0].transport_socket.typed_config.value[envoy."
+                "extensions.transport_sockets.tls.v3.DownstreamTlsContext]."
+                "common_tls_context.tls_certificate_provider_instance."
+                "instance_name error:unrecognized certificate provider "
+                "instance name \"absent\""),
+            std::string::npos)
+      << nacked;
+  EXPECT_EQ(server_->generations_started(), 0u);
+
+  Push(testing::ServerListenerJson(server_port_, "s1"),
+       testing::ServerRouteJson("s1"));
+  ASSERT_TRUE(log_.WaitFor(2));
+  ASSERT_TRUE(log_.calls()[1].status.ok()) << log_.calls()[1].status;
+  Push(bad, testing::ServerRouteJson("s1"));
+  absl::SleepFor(absl::Milliseconds(1500));
+  EXPECT_EQ(log_.calls().size(), 2u) << log_.calls().back().status;
+  EXPECT_EQ(server_->generations_started(), 1u);
+  EXPECT_TRUE(HealthCheckOnce(Direct(), "", absl::Seconds(10)).status.ok());
+}
+
+// An async grpc.health.v1 Check service for RegisterAsyncServiceFactory:
+// one instance per generation, answering with x-backend-id "async-<gen>".
+class AsyncHealth : public AsyncServiceInstance {
+ public:
+  AsyncHealth(uint64_t generation, std::atomic<int>* destroyed)
+      : id_(absl::StrCat("async-", generation)), destroyed_(destroyed) {}
+  ~AsyncHealth() override {
+    if (poller_.joinable()) poller_.join();
+    destroyed_->fetch_add(1);
+  }
+  grpc::Service* service() override { return &service_; }
+  void Start(grpc::ServerCompletionQueue* cq) override {
+    cq_ = cq;
+    Request();
+    poller_ = std::thread([this] {
+      void* tag;
+      bool ok;
+      while (cq_->Next(&tag, &ok)) static_cast<Call*>(tag)->Proceed(ok);
+    });
+  }
+  void Stop() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+
+ private:
+  struct Call {
+    explicit Call(AsyncHealth* o) : owner(o) {}
+    void Proceed(bool ok) {
+      if (!ok || finished) {
+        delete this;
+        return;
+      }
+      owner->Request();
+      context.AddInitialMetadata(health_backend::kBackendIdHeader, owner->id_);
+      response.set_status(grpc::health::v1::HealthCheckResponse::SERVING);
+      finished = true;
+      writer.Finish(response, grpc::Status::OK, this);
+    }
+    AsyncHealth* const owner;
+    grpc::ServerContext context;
+    grpc::health::v1::HealthCheckRequest request;
+    grpc::health::v1::HealthCheckResponse response;
+    grpc::ServerAsyncResponseWriter<grpc::health::v1::HealthCheckResponse>
+        writer{&context};
+    bool finished = false;
+  };
+  void Request() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) return;
+    Call* call = new Call(this);
+    service_.RequestCheck(&call->context, &call->request, &call->writer, cq_,
+                          cq_, call);
+  }
+
+  const std::string id_;
+  std::atomic<int>* const destroyed_;
+  grpc::health::v1::Health::AsyncService service_;
+  grpc::ServerCompletionQueue* cq_ = nullptr;
+  std::thread poller_;
+  std::mutex mu_;
+  bool stopping_ = false;
+};
+
+// Issue 12 API: an async service through a factory called once per server
+// generation, each instance on its own completion queue; a Listener update
+// makes a second instance that serves new connections; all are stopped and
+// destroyed by Shutdown.
+TEST_F(XdsServerE2eTest, AsyncServiceFactoryOncePerGeneration) {
+  const std::string routes = absl::StrCat(testing::ServerRouteJson("s1"), ",",
+                                          testing::ServerRouteJson("s2"));
+  Push(testing::ServerListenerJson(server_port_, "s1"), routes);
+  std::atomic<int> made{0};
+  std::atomic<int> destroyed{0};
+  client::XdsClient::Options client_options;
+  client_options.does_not_exist_timeout = absl::Seconds(1);
+  XdsServerBuilder builder;
+  builder.set_xds_client_options(client_options)
+      .AddListeningPort(absl::StrCat("127.0.0.1:", server_port_),
+                        grpc::InsecureServerCredentials())
+      .RegisterAsyncServiceFactory([&](uint64_t generation) {
+        made.fetch_add(1);
+        return std::make_unique<AsyncHealth>(generation, &destroyed);
+      })
+      .set_bootstrap(testing::ServerBootstrap(cp_port_))
+      .set_status_notifier([this](const std::string& a, const absl::Status& s) {
+        log_.Record(a, s);
+      });
+  auto server = builder.BuildAndStart();
+  ASSERT_TRUE(server.ok()) << server.status();
+  server_ = *std::move(server);
+  ASSERT_TRUE(log_.WaitFor(1));
+  ASSERT_TRUE(log_.calls()[0].status.ok()) << log_.calls()[0].status;
+  auto first = Direct();
+  HealthCheckResult r = HealthCheckOnce(first, "", absl::Seconds(10), true);
+  ASSERT_TRUE(r.status.ok()) << r.status.error_message();
+  EXPECT_EQ(r.backend_id, "async-1");
+  EXPECT_EQ(made.load(), 1);
+
+  Push(testing::ServerListenerJson(server_port_, "s2"), routes);
+  for (int i = 0; i < 200 && server_->generations_started() < 2; ++i) {
+    absl::SleepFor(absl::Milliseconds(25));
+  }
+  EXPECT_EQ(made.load(), 2);
+  r = HealthCheckOnce(Direct(), "", absl::Seconds(10), true);
+  ASSERT_TRUE(r.status.ok()) << r.status.error_message();
+  EXPECT_EQ(r.backend_id, "async-2");
+  // The old connection stays on its (draining) generation's instance.
+  r = HealthCheckOnce(first, "", absl::Seconds(10));
+  EXPECT_TRUE(r.status.ok()) << r.status.error_message();
+  EXPECT_EQ(r.backend_id, "async-1");
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_TRUE(HealthCheckOnce(first, "", absl::Seconds(10)).status.ok());
+  }
+  server_->Shutdown();
+  EXPECT_EQ(destroyed.load(), 2);
+}
+
+// Issue 12 items 5-6, measured (README "Drain without failed RPCs"): after a
+// Listener update an existing connection moves to the new generation at its
+// max-age GOAWAY (within 1.1 x max age of the connection's start, gRPC's
+// jitter), not at the update; after a delete, NOT_SERVING is reported at
+// once and the existing connection keeps working until that GOAWAY, after
+// which it is refused. No RPC fails on the way. The generation serving each
+// RPC is told by the async instance's x-backend-id.
+TEST_F(XdsServerE2eTest, DrainTimesAfterUpdateAndDelete) {
+  constexpr absl::Duration kMaxAge = absl::Seconds(2);
+  const std::string routes = absl::StrCat(testing::ServerRouteJson("s1"), ",",
+                                          testing::ServerRouteJson("s2"));
+  Push(testing::ServerListenerJson(server_port_, "s1"), routes);
+  std::atomic<int> destroyed{0};
+  client::XdsClient::Options client_options;
+  client_options.does_not_exist_timeout = absl::Seconds(1);
+  XdsServerBuilder builder;
+  builder.set_xds_client_options(client_options)
+      .AddListeningPort(absl::StrCat("127.0.0.1:", server_port_),
+                        grpc::InsecureServerCredentials())
+      .RegisterAsyncServiceFactory([&](uint64_t generation) {
+        return std::make_unique<AsyncHealth>(generation, &destroyed);
+      })
+      .set_bootstrap(testing::ServerBootstrap(cp_port_))
+      .set_max_connection_age(kMaxAge)
+      .set_drain_grace_time(absl::Seconds(3))
+      .set_status_notifier([this](const std::string& a, const absl::Status& s) {
+        log_.Record(a, s);
+      });
+  auto server = builder.BuildAndStart();
+  ASSERT_TRUE(server.ok()) << server.status();
+  server_ = *std::move(server);
+  ASSERT_TRUE(log_.WaitFor(1));
+  ASSERT_TRUE(log_.calls()[0].status.ok()) << log_.calls()[0].status;
+
+  auto channel = Direct();
+  HealthCheckResult r = HealthCheckOnce(channel, "", absl::Seconds(10), true);
+  const absl::Time connected = absl::Now();
+  ASSERT_TRUE(r.status.ok()) << r.status.error_message();
+  ASSERT_EQ(r.backend_id, "async-1");
+  absl::SleepFor(absl::Milliseconds(500));
+
+  Push(testing::ServerListenerJson(server_port_, "s2"), routes);
+  for (int i = 0; i < 400 && server_->generations_started() < 2; ++i) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  const absl::Time updated = absl::Now();
+  int failed = 0;
+  std::string backend;
+  absl::Time moved = absl::InfiniteFuture();
+  while (absl::Now() < updated + kMaxAge * 2) {
+    r = HealthCheckOnce(channel, "", absl::Seconds(5), true);
+    if (!r.status.ok()) ++failed;
+    if (r.backend_id == "async-2") {
+      moved = absl::Now();
+      break;
+    }
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  ASSERT_NE(moved, absl::InfiniteFuture()) << "never moved to generation 2";
+  EXPECT_EQ(failed, 0);
+  EXPECT_LE(moved - connected, kMaxAge * 1.1 + absl::Milliseconds(500));
+  const absl::Time reconnected = moved;
+
+  Push("", routes);
+  ASSERT_TRUE(log_.WaitFor(2));
+  const absl::Time not_serving = absl::Now();
+  EXPECT_FALSE(log_.calls()[1].status.ok());
+  absl::Time refused = absl::InfiniteFuture();
+  int ok_after_delete = 0;
+  while (absl::Now() < not_serving + kMaxAge * 2) {
+    r = HealthCheckOnce(channel, "", absl::Milliseconds(500));
+    if (!r.status.ok()) {
+      refused = absl::Now();
+      break;
+    }
+    ++ok_after_delete;
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  ASSERT_NE(refused, absl::InfiniteFuture());
+  EXPECT_GT(ok_after_delete, 0);
+  EXPECT_LE(refused - reconnected, kMaxAge * 1.1 + absl::Milliseconds(500));
+  std::printf(
+      "max age %s: update -> existing connection on the new generation %s "
+      "(connection age then %s, %d failed RPCs); delete -> NOT_SERVING "
+      "reported, existing connection served %d more RPCs and was refused "
+      "%s later (connection age %s)\n",
+      absl::FormatDuration(kMaxAge).c_str(),
+      absl::FormatDuration(moved - updated).c_str(),
+      absl::FormatDuration(moved - connected).c_str(), failed, ok_after_delete,
+      absl::FormatDuration(refused - not_serving).c_str(),
+      absl::FormatDuration(refused - reconnected).c_str());
+}
+
+// A36 §Serving and Not Serving: "Communication failures do not impact the
+// XdsServer's xDS configuration": with the control plane gone, the server
+// stays SERVING, the notifier is not called, old and new connections work.
+TEST_F(XdsServerE2eTest, ControlPlaneLossChangesNothing) {
+  Push(testing::ServerListenerJson(server_port_, "s1"),
+       testing::ServerRouteJson("s1"));
+  ASSERT_NO_FATAL_FAILURE(StartServer());
+  ASSERT_TRUE(log_.WaitFor(1));
+  ASSERT_TRUE(log_.calls()[0].status.ok()) << log_.calls()[0].status;
+  auto existing = Direct();
+  ASSERT_TRUE(
+      HealthCheckOnce(existing, "", absl::Seconds(10), true).status.ok());
+
+  cp_->Shutdown();
+  cp_.reset();
+  // Past the does-not-exist timeout (1 s) and a few reconnect attempts.
+  absl::SleepFor(absl::Seconds(3));
+  EXPECT_TRUE(server_->serving());
+  EXPECT_EQ(log_.calls().size(), 1u) << log_.calls().back().status;
+  EXPECT_EQ(server_->generations_started(), 1u);
+  EXPECT_TRUE(HealthCheckOnce(existing, "", absl::Seconds(10)).status.ok());
+  for (int i = 0; i < 5; ++i) {
+    HealthCheckResult r = HealthCheckOnce(Direct(), "", absl::Seconds(10));
+    EXPECT_TRUE(r.status.ok()) << r.status.error_message();
+  }
+}
+
+// Issue 12 "Bad input": 10,000 idle (silent) connections do not add a thread
+// each and do not stop the server from serving a new connection. The client
+// ends live in a forked child (only async-signal-safe calls there) so this
+// process holds only the 10,000 server ends under its descriptor limit.
+TEST_F(XdsServerE2eTest, TenThousandIdleConnectionsAddNoThreadEach) {
+  constexpr int kConnections = 10000;
+  rlimit limit{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &limit), 0);
+  const rlim_t want = kConnections + 1000;
+  if (limit.rlim_cur < want) {
+    limit.rlim_cur = std::min<rlim_t>(want, limit.rlim_max);
+    setrlimit(RLIMIT_NOFILE, &limit);
+    getrlimit(RLIMIT_NOFILE, &limit);
+  }
+  if (limit.rlim_cur < want) {
+    GTEST_SKIP() << "RLIMIT_NOFILE " << limit.rlim_cur << " < " << want;
+  }
+  Push(testing::ServerListenerJson(server_port_, "s1"),
+       testing::ServerRouteJson("s1"));
+  ASSERT_NO_FATAL_FAILURE(StartServer());
+  ASSERT_TRUE(log_.WaitFor(1));
+  ASSERT_TRUE(log_.calls()[0].status.ok()) << log_.calls()[0].status;
+  ASSERT_TRUE(
+      HealthCheckOnce(Direct(), "", absl::Seconds(10), true).status.ok());
+  const int threads_before = ThreadCount();
+  const uint64_t accepted_before = server_->connections_accepted();
+
+  int ready[2];
+  int done[2];
+  ASSERT_EQ(pipe(ready), 0);
+  ASSERT_EQ(pipe(done), 0);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    close(ready[0]);
+    close(done[1]);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(server_port_);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    char opened = 1;
+    for (int i = 0; i < kConnections; ++i) {
+      int fd = socket(AF_INET, SOCK_STREAM, 0);
+      if (fd < 0 ||
+          connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
+        opened = 0;
+        break;
+      }
+    }
+    (void)!write(ready[1], &opened, 1);
+    char c;
+    (void)!read(done[0], &c, 1);  // until the parent is done
+    _exit(0);
+  }
+  close(ready[1]);
+  close(done[0]);
+  char opened = 0;
+  ASSERT_EQ(read(ready[0], &opened, 1), 1);
+  EXPECT_EQ(opened, 1) << "the child could not open its connections";
+  for (int i = 0; i < 400 && server_->connections_accepted() <
+                                 accepted_before + kConnections;
+       ++i) {
+    absl::SleepFor(absl::Milliseconds(25));
+  }
+  EXPECT_GE(server_->connections_accepted(), accepted_before + kConnections);
+  // A new connection is still served while the 10,000 sit idle.
+  HealthCheckResult r = HealthCheckOnce(Direct(), "", absl::Seconds(10));
+  EXPECT_TRUE(r.status.ok()) << r.status.error_message();
+  const int threads_after = ThreadCount();
+  std::printf("10,000 idle connections: %d threads before, %d after\n",
+              threads_before, threads_after);
+  EXPECT_LT(threads_after - threads_before, 32);
+  close(done[1]);
+  close(ready[0]);
+  int wstatus = 0;
+  waitpid(child, &wstatus, 0);
 }
 
 }  // namespace

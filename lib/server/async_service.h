@@ -1,0 +1,57 @@
+// Async services on an xDS-enabled server (issue 12 API): grpc++ binds an
+// async service to one grpc::Server, and the server has one grpc::Server per
+// Listener generation (xds_server.h), so the user gives a factory called
+// once per generation.
+//
+//   class MyAsync : public xdsfed::server::AsyncServiceInstance {
+//     grpc::Service* service() override { return &service_; }
+//     void Start(grpc::ServerCompletionQueue* cq) override {
+//       cq_ = cq;  // request the first calls, then poll cq_ on a thread
+//       poller_ = std::thread([this] { Poll(); });  // Next() until false
+//     }
+//     void Stop() override { lock; stopping_ = true; }  // no new Request*
+//     ~MyAsync() override { poller_.join(); }
+//     MyService::AsyncService service_; ...
+//   };
+//   builder.RegisterAsyncServiceFactory(
+//       [](uint64_t generation) { return std::make_unique<MyAsync>(); });
+#ifndef XDSFED_LIB_SERVER_ASYNC_SERVICE_H_
+#define XDSFED_LIB_SERVER_ASYNC_SERVICE_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "grpcpp/grpcpp.h"
+
+namespace xdsfed::server {
+
+// An async service's life on one server generation (XdsServerBuilder::
+// RegisterAsyncServiceFactory).
+class AsyncServiceInstance {
+ public:
+  virtual ~AsyncServiceInstance() = default;
+  // Registered on this generation's grpc::Server before it starts; owned by
+  // this object, which outlives that server.
+  virtual grpc::Service* service() = 0;
+  // The server has started: request calls on `cq` (this generation's own
+  // completion queue) and poll it on threads this object owns. Returns
+  // promptly.
+  virtual void Start(grpc::ServerCompletionQueue* cq) = 0;
+  // The generation's grpc::Server has shut down (every call requested from
+  // now on fails at once with ok = false): once Stop returns, request no
+  // more calls, since `cq` is shut down next and grpc++ aborts on a request
+  // against a shut-down queue (guard "stopping + request" with one lock).
+  // The pollers then see Next() return false once `cq` is drained; the
+  // destructor (called after the server is destroyed, before `cq` is) joins
+  // them.
+  virtual void Stop() = 0;
+};
+
+// Called once per generation (its id, from 1) for a new instance.
+using AsyncServiceFactory =
+    std::function<std::unique_ptr<AsyncServiceInstance>(uint64_t generation)>;
+
+}  // namespace xdsfed::server
+
+#endif  // XDSFED_LIB_SERVER_ASYNC_SERVICE_H_
