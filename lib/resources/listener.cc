@@ -3,6 +3,8 @@
 #include <climits>
 #include <map>
 #include <memory>
+#include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -112,6 +114,29 @@ FilterChainData ParseFilterChain(const listener_pb::FilterChain& proto,
   return out;
 }
 
+// The bytes ParseFilterChain reads (the one filter's typed_config, the
+// transport socket's), as a key: within one decode (one context), chains
+// with equal keys decode to equal values. nullopt for a chain that is not
+// one filter with a typed_config (decoded on its own, for its errors).
+std::optional<std::string> FilterChainDataKey(
+    const listener_pb::FilterChain& proto) {
+  if (proto.filters_size() != 1 || !proto.filters(0).has_typed_config()) {
+    return std::nullopt;
+  }
+  const google::protobuf::Any& filter = proto.filters(0).typed_config();
+  std::string key;
+  // Lengths first, so that no two different inputs give one key.
+  absl::StrAppend(&key, filter.type_url().size(), ":", filter.type_url(),
+                  filter.value().size(), ":", filter.value());
+  if (proto.has_transport_socket()) {
+    if (!proto.transport_socket().has_typed_config()) return std::nullopt;
+    const google::protobuf::Any& tls = proto.transport_socket().typed_config();
+    absl::StrAppend(&key, "t", tls.type_url().size(), ":", tls.type_url(),
+                    tls.value().size(), ":", tls.value());
+  }
+  return key;
+}
+
 std::string JoinHostPort(const std::string& host, uint32_t port) {
   if (host.find(':') != std::string::npos) {
     return absl::StrCat("[", host, "]:", port);
@@ -153,6 +178,10 @@ ServerListener ParseServerListener(const listener_pb::Listener& proto,
   }
   std::vector<std::optional<FilterChainMatch>> matches;
   std::vector<FilterChainData> chains;
+  // Listeners often repeat one HttpConnectionManager (and TLS context) over
+  // many matches: a chain whose bytes equal an earlier valid chain's gets a
+  // copy of its value instead of a second decode (key -> index in chains).
+  std::unordered_map<std::string, size_t> decoded;
   for (int i = 0; i < proto.filter_chains_size(); ++i) {
     Field field(errors, absl::StrCat(".filter_chains[", i, "]"));
     const listener_pb::FilterChain& chain = proto.filter_chains(i);
@@ -161,7 +190,19 @@ ServerListener ParseServerListener(const listener_pb::Listener& proto,
       matches.push_back(
           ParseFilterChainMatch(chain.filter_chain_match(), errors));
     }
+    std::optional<std::string> key = FilterChainDataKey(chain);
+    auto seen = key.has_value() ? decoded.find(*key) : decoded.end();
+    if (seen != decoded.end()) {
+      chains.push_back(chains[seen->second]);
+      continue;
+    }
+    const size_t errors_before = errors->size();
     chains.push_back(ParseFilterChain(chain, context, errors));
+    // Only an error-free value is reused: an invalid chain's errors are
+    // reported under each chain's own path.
+    if (key.has_value() && errors->size() == errors_before) {
+      decoded.emplace(*std::move(key), chains.size() - 1);
+    }
   }
   out.filter_chain_map = BuildFilterChainMap(matches, errors);
   // Keep only the chains the map can select, renumbered in input order.

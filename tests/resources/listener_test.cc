@@ -572,6 +572,59 @@ TEST(ListenerTest, MapPruning) {
 }
 
 // Server errors: A36 §Resource Validation and gRPC 1.51 xds_listener.cc.
+// Chains with byte-identical filters (and transport socket) are decoded once
+// per Listener and copied (listener.cc): the copies equal a fresh decode,
+// a different chain is not mistaken for a repeat, and an invalid chain that
+// repeats still reports its errors under each chain's own path.
+TEST(ListenerTest, RepeatedChainBytesDecodeOnceWithTheirOwnErrors) {
+  listener_pb::Listener l = ServerListenerProto();
+  listener_pb::FilterChain other = Chain();
+  hcm_pb::HttpConnectionManager hcm = BaseHcm();
+  hcm.mutable_rds()->set_route_config_name("rc2");
+  other.mutable_filters(0)->mutable_typed_config()->PackFrom(hcm);
+  for (int i = 1; i < 4; ++i) {
+    listener_pb::FilterChain* c = l.add_filter_chains();
+    *c = i == 2 ? other : Chain();
+    AddCidr(c->mutable_filter_chain_match()->mutable_source_prefix_ranges(),
+            "10.0.0." + std::to_string(i), 32);
+  }
+  DecodeResult r = DecodeProto(l);
+  ASSERT_TRUE(r.value.ok()) << r.value.status();
+  const auto& server = std::get<ServerListener>(ValueOf(r).listener);
+  ASSERT_EQ(server.filter_chains.size(), 4u);
+  auto rds_name = [&](size_t i) {
+    return std::get<HttpConnectionManager::Rds>(
+               server.filter_chains[i].http_connection_manager.route_config)
+        .route_config_name;
+  };
+  EXPECT_EQ(rds_name(0), "rc");
+  EXPECT_EQ(rds_name(1), "rc");
+  EXPECT_EQ(rds_name(2), "rc2");
+  EXPECT_EQ(rds_name(3), "rc");
+  EXPECT_EQ(server.filter_chains[3], server.filter_chains[0]);
+
+  // The same invalid HttpConnectionManager (no route config) in two chains.
+  listener_pb::Listener bad = ServerListenerProto();
+  hcm_pb::HttpConnectionManager no_routes = BaseHcm();
+  no_routes.clear_rds();
+  bad.mutable_filter_chains(0)
+      ->mutable_filters(0)
+      ->mutable_typed_config()
+      ->PackFrom(no_routes);
+  *bad.add_filter_chains() = bad.filter_chains(0);
+  AddCidr(bad.mutable_filter_chains(1)
+              ->mutable_filter_chain_match()
+              ->mutable_prefix_ranges(),
+          "10.0.0.0", 8);
+  const std::string error = ErrorOf(bad);
+  EXPECT_NE(error.find("field:filter_chains[0].filters[0].typed_config"),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("field:filter_chains[1].filters[0].typed_config"),
+            std::string::npos)
+      << error;
+}
+
 TEST(ListenerTest, ServerErrors) {
   struct Case {
     const char* what;
