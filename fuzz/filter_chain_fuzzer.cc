@@ -1,6 +1,9 @@
 // Fuzzes filter chain selection (lib/routing/filter_chain_select.h) with
-// random server Listeners and connections. The bytes decode to a Listener of
-// up to 12 filter chains whose FilterChainMatch fields (destination and
+// random server Listeners and connections, on the path lib/server runs:
+// Listener bytes -> ListenerResourceType().Decode -> FilterChainSelector
+// over the ServerListener (what each server generation builds) -> Select
+// (what the accept loop calls per connection). The bytes decode to a Listener
+// of up to 12 filter chains whose FilterChainMatch fields (destination and
 // source prefixes drawn from a small pool of overlapping IPv4 / IPv6 /
 // IPv4-mapped ranges, source type, source ports, destination_port,
 // server_names, transport_protocol, application_protocols) are random; the
@@ -14,6 +17,12 @@
 // Listener that passed validation has no duplicate matchers); the selector
 // picks exactly it (mapped back through input_index); SocketAddress text
 // round-trips.
+//
+// Speed: the Listener's wire bytes are assembled from pieces serialized once
+// (the name and address, one chain's filters, the default chain) plus each
+// chain's small FilterChainMatch, instead of building and serializing the
+// whole message per input; every chain carries the same filter bytes, which
+// the decoder decodes once per Listener (listener.cc).
 #include <arpa/inet.h>
 
 #include <algorithm>
@@ -269,23 +278,62 @@ uint16_t Port(Reader& in) {
   return p < 250 ? kPorts[p % 5] : static_cast<uint16_t>(p * 257);
 }
 
-const std::string& ChainTemplate() {
-  static const std::string* const bytes = [] {
-    hcm_pb::HttpConnectionManager hcm;
-    auto* rds = hcm.mutable_rds();
-    rds->mutable_config_source()->mutable_ads();
-    rds->set_route_config_name("rc");
-    auto* router = hcm.add_http_filters();
-    router->set_name("router");
-    router->mutable_typed_config()->PackFrom(
-        envoy::extensions::filters::http::router::v3::Router());
-    listener_pb::FilterChain chain;
-    auto* filter = chain.add_filters();
-    filter->set_name("hcm");
-    filter->mutable_typed_config()->PackFrom(hcm);
-    return new std::string(chain.SerializeAsString());
-  }();
-  return *bytes;
+// One chain's filters (an HttpConnectionManager over RDS with the router),
+// serialized: the part of every FilterChain that selection does not read.
+std::string ChainFilters() {
+  hcm_pb::HttpConnectionManager hcm;
+  auto* rds = hcm.mutable_rds();
+  rds->mutable_config_source()->mutable_ads();
+  rds->set_route_config_name("rc");
+  auto* router = hcm.add_http_filters();
+  router->set_name("router");
+  router->mutable_typed_config()->PackFrom(
+      envoy::extensions::filters::http::router::v3::Router());
+  listener_pb::FilterChain chain;
+  auto* filter = chain.add_filters();
+  filter->set_name("hcm");
+  filter->mutable_typed_config()->PackFrom(hcm);
+  return chain.SerializeAsString();
+}
+
+// Pieces of the Listener's wire form, serialized once. Serialized messages
+// concatenate as a merge: name + address, then each chain as a
+// length-delimited Listener.filter_chains entry, then the default chain.
+struct ListenerPieces {
+  std::string head;           // name "l", address 0.0.0.0:50051
+  std::string chain_filters;  // a FilterChain's filters
+  std::string default_chain;  // Listener.default_filter_chain, tag included
+  static const ListenerPieces& Get() {
+    static const ListenerPieces* const pieces = [] {
+      auto* p = new ListenerPieces;
+      listener_pb::Listener head;
+      head.set_name("l");
+      auto* sa = head.mutable_address()->mutable_socket_address();
+      sa->set_address("0.0.0.0");
+      sa->set_port_value(50051);
+      p->head = head.SerializeAsString();
+      p->chain_filters = ChainFilters();
+      listener_pb::Listener with_default;
+      XDSFED_CHECK(with_default.mutable_default_filter_chain()->ParseFromString(
+          p->chain_filters));
+      p->default_chain = with_default.SerializeAsString();
+      return p;
+    }();
+    return *pieces;
+  }
+};
+
+// Appends one Listener.filter_chains entry (field 3, length-delimited).
+void AppendChain(const std::string& chain, std::string* out) {
+  out->push_back(static_cast<char>((3 << 3) | 2));
+  for (uint64_t n = chain.size();; n >>= 7) {
+    if (n < 0x80) {
+      out->push_back(static_cast<char>(n));
+      break;
+    }
+    out->push_back(static_cast<char>((n & 0x7f) | 0x80));
+  }
+  out->append(chain);
 }
 
 void AddRanges(
@@ -303,12 +351,11 @@ void AddRanges(
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Reader in(data, size);
-  listener_pb::Listener proto;
-  proto.set_name("l");
-  auto* sa = proto.mutable_address()->mutable_socket_address();
-  sa->set_address("0.0.0.0");
-  sa->set_port_value(50051);
+  const ListenerPieces& pieces = ListenerPieces::Get();
+  std::string bytes = pieces.head;
   std::vector<RefChain> chains(in.Next() % 13);
+  listener_pb::FilterChain match_only;  // reused: only its match is set
+  std::string chain_bytes;
   for (RefChain& c : chains) {
     const uint8_t shape = in.Next();
     const int dests = shape % 3, sources = (shape / 3) % 3;
@@ -325,9 +372,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if ((extras & 0x60) == 0x20) c.transport_protocol = "raw_buffer";
     if ((extras & 0x60) == 0x40) c.transport_protocol = "tls";
 
-    listener_pb::FilterChain* chain = proto.add_filter_chains();
-    XDSFED_CHECK(chain->ParseFromString(ChainTemplate()));
-    auto* m = chain->mutable_filter_chain_match();
+    match_only.Clear();
+    auto* m = match_only.mutable_filter_chain_match();
     AddRanges(c.prefix_ranges, m->mutable_prefix_ranges());
     AddRanges(c.source_prefix_ranges, m->mutable_source_prefix_ranges());
     m->set_source_type(
@@ -338,14 +384,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (c.has_server_names) m->add_server_names("a.example.com");
     if (c.has_application_protocols) m->add_application_protocols("h2");
     m->set_transport_protocol(c.transport_protocol);
+    chain_bytes = pieces.chain_filters;
+    match_only.AppendToString(&chain_bytes);
+    AppendChain(chain_bytes, &bytes);
   }
-  if (chains.empty() || (in.Next() & 1)) {
-    XDSFED_CHECK(
-        proto.mutable_default_filter_chain()->ParseFromString(ChainTemplate()));
-  }
+  if (chains.empty() || (in.Next() & 1)) bytes += pieces.default_chain;
   xdsfed::resources::DecodeResult r =
-      xdsfed::resources::ListenerResourceType().Decode(
-          {}, proto.SerializeAsString());
+      xdsfed::resources::ListenerResourceType().Decode({}, bytes);
   if (!r.value.ok()) return 0;  // e.g. duplicate matchers: rejected is fine
   const auto& listener =
       *xdsfed::resources::XdsResourceType<xdsfed::resources::Listener>::Cast(
