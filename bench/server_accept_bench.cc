@@ -1,0 +1,199 @@
+// lib/server's accept path next to a plain grpc::Server, in one process and
+// one run (issue 12 §Performance "new connection + 1 RPC >= 0.95x a plain
+// grpc::Server"): each iteration opens a new connection and makes one unary
+// Health/Check on a plain grpc::Server (AddListeningPort), then the same on
+// an XdsServer (own accept loop + FROM_FD hand-off, Listener with K filter
+// chains from the embedded control plane), alternating so that both see the
+// same machine load. Counters: connections + RPC per second of each and
+// their ratio (xds / plain; >= 0.95 is the goal).
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/substitute.h"
+#include "absl/time/clock.h"
+#include "benchmark/benchmark.h"
+#include "grpcpp/grpcpp.h"
+#include "lib/server/xds_server.h"
+#include "tests/server/server_test_support.h"
+#include "tools/control_plane/control_plane.h"
+#include "tools/health_backend/health_backend.h"
+
+namespace xdsfed::server {
+namespace {
+
+// The shared harness's shape: K-1 chains on 10.a.b.0/24 sources and the
+// last on 127.0.0.1/32, all routing to `route` (RDS).
+std::string Listener(int port, int k) {
+  std::string chains;
+  auto chain = [&](absl::string_view ip, int len) {
+    if (!chains.empty()) chains += ",";
+    absl::StrAppend(
+        &chains,
+        absl::Substitute(
+            R"({"filter_chain_match":{"source_prefix_ranges":[{"address_prefix":"$0","prefix_len":$1}]},
+  "filters":[{"name":"hcm","typed_config":$2}]})",
+            ip, len, testing::Hcm("r")));
+  };
+  for (int i = 0; i < k - 1; ++i) {
+    chain(absl::StrCat("10.", (i >> 8) & 255, ".", i & 255, ".0"), 24);
+  }
+  chain("127.0.0.1", 32);
+  return absl::Substitute(
+      R"("$0":{"address":{"socket_address":{"address":"127.0.0.1","port_value":$1}},
+  "filter_chains":[$2]})",
+      testing::ServerListenerName(port), port, chains);
+}
+
+bool OneRpcOnANewConnection(const std::string& target, int unique) {
+  grpc::ChannelArguments args;
+  args.SetInt("grpc.xdsfed_bench_unique", unique);
+  auto channel = grpc::CreateCustomChannel(
+      target, grpc::InsecureChannelCredentials(), args);
+  return health_backend::HealthCheckOnce(channel, "", absl::Seconds(10), true)
+      .status.ok();
+}
+
+// A plain grpc::Server and an XdsServer (K chains) serving one service.
+struct Servers {
+  bool Start(int k);
+  ~Servers() {
+    if (xds != nullptr) xds->Shutdown();
+    if (plain != nullptr) plain->Shutdown(std::chrono::system_clock::now());
+    if (cp != nullptr) cp->Shutdown();
+  }
+  health_backend::HealthService service{"bench"};
+  testing::NotifierLog log;
+  std::unique_ptr<grpc::Server> plain;
+  std::unique_ptr<control_plane::ControlPlane> cp;
+  std::unique_ptr<XdsServer> xds;
+  std::string plain_target;
+  std::string xds_target;
+};
+
+bool Servers::Start(int k) {
+  grpc::ServerBuilder plain_builder;
+  int plain_port = 0;
+  plain_builder.AddListeningPort(
+      "127.0.0.1:0", grpc::InsecureServerCredentials(), &plain_port);
+  plain_builder.RegisterService(&service);
+  plain = plain_builder.BuildAndStart();
+
+  control_plane::ControlPlane::Options cp_options;
+  cp_options.listen = "127.0.0.1:0";
+  cp = std::make_unique<control_plane::ControlPlane>(cp_options);
+  absl::StatusOr<int> cp_port = cp->Start();
+  const int port = testing::FreePort();
+  auto snapshot = testing::MakeSnapshot(1, Listener(port, k),
+                                        testing::ServerRouteJson("r"));
+  if (plain == nullptr || !cp_port.ok() || !snapshot.ok()) return false;
+  cp->SetSnapshot(*std::move(snapshot));
+  XdsServerBuilder builder;
+  builder
+      .AddListeningPort(absl::StrCat("127.0.0.1:", port),
+                        grpc::InsecureServerCredentials())
+      .RegisterService(&service)
+      .set_bootstrap(testing::ServerBootstrap(*cp_port))
+      .set_status_notifier([this](const std::string& a, const absl::Status& s) {
+        log.Record(a, s);
+      });
+  auto built = builder.BuildAndStart();
+  if (!built.ok()) return false;
+  xds = *std::move(built);
+  plain_target = absl::StrCat("127.0.0.1:", plain_port);
+  xds_target = absl::StrCat("127.0.0.1:", port);
+  return log.WaitFor(1) && log.calls()[0].status.ok();
+}
+
+void BM_NewConnectionPlusRpc(benchmark::State& state) {
+  Servers servers;
+  if (!servers.Start(static_cast<int>(state.range(0)))) {
+    state.SkipWithError("setup failed");
+    return;
+  }
+  const std::string& plain_target = servers.plain_target;
+  const std::string& xds_target = servers.xds_target;
+  int unique = 0;
+  absl::Duration plain_time;
+  absl::Duration xds_time;
+  int64_t failed = 0;
+  for (auto _ : state) {
+    absl::Time t0 = absl::Now();
+    failed += !OneRpcOnANewConnection(plain_target, ++unique);
+    absl::Time t1 = absl::Now();
+    failed += !OneRpcOnANewConnection(xds_target, ++unique);
+    absl::Time t2 = absl::Now();
+    plain_time += t1 - t0;
+    xds_time += t2 - t1;
+  }
+  const double n = static_cast<double>(state.iterations());
+  state.counters["plain_per_s"] = n / absl::ToDoubleSeconds(plain_time);
+  state.counters["xds_per_s"] = n / absl::ToDoubleSeconds(xds_time);
+  state.counters["xds_vs_plain"] =
+      absl::ToDoubleSeconds(plain_time) / absl::ToDoubleSeconds(xds_time);
+  state.counters["failed"] = static_cast<double>(failed);
+}
+BENCHMARK(BM_NewConnectionPlusRpc)
+    ->Arg(1)
+    ->Arg(1000)
+    ->MinTime(3)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
+
+// As the shared harness drives it: 4 client threads, each opening a new
+// connection + 1 RPC back to back, for 0.5 s on the plain server then 0.5 s
+// on the XdsServer, per iteration (rounds alternate under the same load).
+void BM_NewConnectionPlusRpc4Threads(benchmark::State& state) {
+  Servers servers;
+  if (!servers.Start(static_cast<int>(state.range(0)))) {
+    state.SkipWithError("setup failed");
+    return;
+  }
+  std::atomic<int> unique{0};
+  std::atomic<int64_t> failed{0};
+  auto window = [&](const std::string& target) {
+    std::atomic<int64_t> done{0};
+    const absl::Time end = absl::Now() + absl::Milliseconds(500);
+    std::vector<std::thread> clients;
+    for (int t = 0; t < 4; ++t) {
+      clients.emplace_back([&] {
+        while (absl::Now() < end) {
+          if (OneRpcOnANewConnection(target, ++unique)) {
+            done.fetch_add(1);
+          } else {
+            failed.fetch_add(1);
+          }
+        }
+      });
+    }
+    for (auto& c : clients) c.join();
+    return done.load();
+  };
+  int64_t plain = 0;
+  int64_t xds = 0;
+  for (auto _ : state) {
+    plain += window(servers.plain_target);
+    xds += window(servers.xds_target);
+  }
+  const double seconds = 0.5 * static_cast<double>(state.iterations());
+  state.counters["plain_per_s"] = static_cast<double>(plain) / seconds;
+  state.counters["xds_per_s"] = static_cast<double>(xds) / seconds;
+  state.counters["xds_vs_plain"] =
+      static_cast<double>(xds) / static_cast<double>(plain);
+  state.counters["failed"] = static_cast<double>(failed.load());
+}
+BENCHMARK(BM_NewConnectionPlusRpc4Threads)
+    ->Arg(1)
+    ->Arg(1000)
+    ->Iterations(6)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace xdsfed::server
+
+BENCHMARK_MAIN();
