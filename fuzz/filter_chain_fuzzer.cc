@@ -22,7 +22,8 @@
 // (the name and address, one chain's filters, the default chain) plus each
 // chain's small FilterChainMatch, instead of building and serializing the
 // whole message per input; every chain carries the same filter bytes, which
-// the decoder decodes once per Listener (listener.cc).
+// the decoder decodes once per Listener (listener.cc); and libFuzzer's
+// entropic schedule is off by default (LLVMFuzzerInitialize).
 #include <arpa/inet.h>
 
 #include <algorithm>
@@ -37,6 +38,7 @@
 #include "envoy/config/listener/v3/listener.pb.h"
 #include "envoy/extensions/filters/http/router/v3/router.pb.h"
 #include "envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager.pb.h"
+#include "fuzz/default_flags.h"
 #include "lib/base/check.h"
 #include "lib/resources/listener.h"
 #include "lib/routing/filter_chain_select.h"
@@ -348,6 +350,15 @@ void AddRanges(
 }
 
 }  // namespace
+
+// libFuzzer's entropic schedule (InputCorpus::UpdateFeatureFrequency) took
+// 79% of the time with this target's ~35,000 features (perf): 20 exec/s
+// with it, 155 without, same corpus and load. Unless the command line
+// chooses, run without it.
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
+  xdsfed::fuzz::AddDefaultFlag(argc, argv, "-entropic=", "0");
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Reader in(data, size);
