@@ -8,6 +8,7 @@
 #include <tuple>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "envoy/config/listener/v3/listener_components.pb.h"
@@ -101,7 +102,7 @@ size_t SaturatingProduct(std::initializer_list<size_t> sizes) {
 // Adds chain `m`'s normalized matchers to `seen`; false on the first one
 // already present.
 bool AddNormalizedMatchers(const FilterChainMatch& m,
-                           std::set<NormalizedMatcher>* seen) {
+                           absl::flat_hash_set<NormalizedMatcher>* seen) {
   auto cidr = [](const CidrRange& c) { return c.ToString(); };
   auto same = [](const std::string& s) { return s; };
   const auto dests = OrAbsent(m.prefix_ranges, cidr);
@@ -280,13 +281,17 @@ FilterChainMap BuildFilterChainMap(
   // every chain's normalized matchers (the Cartesian product of its present
   // fields, all fields included) go into one set, whether it can match or
   // not. (C-core 1.51 instead drops destination_port chains before checking.)
-  std::set<NormalizedMatcher> seen;
+  // Hashed (membership is all that is asked); the field path is built only
+  // for an error (a Listener of 1,000 chains checks 1,000 matchers).
+  absl::flat_hash_set<NormalizedMatcher> seen;
+  seen.reserve(matches.size());
   size_t total = 0;
   for (size_t i = 0; i < matches.size(); ++i) {
     if (!matches[i].has_value()) continue;
     const FilterChainMatch& m = *matches[i];
-    Field field(errors,
-                absl::StrCat(".filter_chains[", i, "].filter_chain_match"));
+    auto field = [&] {
+      return absl::StrCat(".filter_chains[", i, "].filter_chain_match");
+    };
     total +=
         SaturatingProduct({std::max<size_t>(m.prefix_ranges.size(), 1),
                            std::max<size_t>(m.server_names.size(), 1),
@@ -294,12 +299,14 @@ FilterChainMap BuildFilterChainMap(
                            std::max<size_t>(m.source_prefix_ranges.size(), 1),
                            std::max<size_t>(m.source_ports.size(), 1)});
     if (total > kMaxNormalizedMatchers) {
+      Field path(errors, field());
       errors->AddError(
           absl::StrCat("too many normalized filter chain matchers: more than ",
                        kMaxNormalizedMatchers, " in the Listener"));
       return {};
     }
     if (!AddNormalizedMatchers(m, &seen)) {
+      Field path(errors, field());
       errors->AddError(absl::StrCat(
           "duplicate matching rules detected when adding filter chain: ",
           m.ToString()));
