@@ -49,6 +49,23 @@ expect "no match and no default chain: none" 0 '"selected":"none"' \
   fc --destination 11.0.0.1:1 --source 8.8.8.8:1 "$tmp/nodefault.json"
 expect "match without a default chain" 0 '"selected":{"filter_chain_index":0}' \
   fc --destination 10.0.0.1:1 --source 8.8.8.8:1 "$tmp/nodefault.json"
+# The source-type rule (README "Filter chain selection"): a connection whose
+# own type has no chains falls back to ANY (A36 standard matching logic =
+# Envoy, grpc-go); gRPC C-core 1.51 would give these peers no chain.
+hcm='"filters":[{"name":"hcm","typed_config":{"@type":"type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager","rds":{"config_source":{"ads":{}},"route_config_name":"r"},"http_filters":[{"name":"router","typed_config":{"@type":"type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"}}]}}]'
+cat > "$tmp/types.json" <<JSON
+{"name":"l","address":{"socket_address":{"address":"0.0.0.0","port_value":1}},
+ "filter_chains":[{$hcm},{"filter_chain_match":{"source_type":"EXTERNAL"},$hcm}]}
+JSON
+expect "A36/Envoy/grpc-go: EXTERNAL peer, EXTERNAL chain" 0 \
+  '"selected":{"filter_chain_index":1}' \
+  fc --destination 10.0.0.1:1 --source 10.0.0.2:1 "$tmp/types.json"
+expect "A36/Envoy/grpc-go: same-IP peer, no SAME_IP_OR_LOOPBACK chain: ANY" 0 \
+  '"selected":{"filter_chain_index":0}' \
+  fc --destination 10.0.0.1:1 --source 10.0.0.1:2 "$tmp/types.json"
+expect "A36/Envoy/grpc-go: loopback peer, no SAME_IP_OR_LOOPBACK chain: ANY" 0 \
+  '"selected":{"filter_chain_index":0}' \
+  fc --destination 127.0.0.1:1 --source 127.0.0.1:2 "$tmp/types.json"
 sed 's/"filter_chains":\[{/"filter_chains":[{"filter_chain_match":{"prefix_ranges":[{"address_prefix":"10.0.0.0","prefix_len":8}]},"filters":[]},{/' \
   "$tmp/nodefault.json" > "$tmp/dup.json"
 expect "A36: duplicate matchers are rejected (exit 1)" 1 \
