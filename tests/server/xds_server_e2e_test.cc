@@ -629,10 +629,11 @@ TEST_F(XdsServerE2eTest, AsyncServiceFactoryOncePerGeneration) {
 // Issue 12 items 5-6, measured (README "Drain without failed RPCs"): after a
 // Listener update an existing connection moves to the new generation at its
 // max-age GOAWAY (within 1.1 x max age of the connection's start, gRPC's
-// jitter), not at the update; after a delete, NOT_SERVING is reported at
-// once and the existing connection keeps working until that GOAWAY, after
-// which it is refused. No RPC fails on the way. The generation serving each
-// RPC is told by the async instance's x-backend-id.
+// jitter; 1.5 s of slack for a loaded machine), not at the update; after a
+// delete, NOT_SERVING is reported at once and the existing connection keeps
+// working until that GOAWAY, after which it is refused. No RPC fails on the
+// way. The generation serving each RPC is told by the async instance's
+// x-backend-id.
 TEST_F(XdsServerE2eTest, DrainTimesAfterUpdateAndDelete) {
   constexpr absl::Duration kMaxAge = absl::Seconds(2);
   const std::string routes = absl::StrCat(testing::ServerRouteJson("s1"), ",",
@@ -686,7 +687,7 @@ TEST_F(XdsServerE2eTest, DrainTimesAfterUpdateAndDelete) {
   }
   ASSERT_NE(moved, absl::InfiniteFuture()) << "never moved to generation 2";
   EXPECT_EQ(failed, 0);
-  EXPECT_LE(moved - connected, kMaxAge * 1.1 + absl::Milliseconds(500));
+  EXPECT_LE(moved - connected, kMaxAge * 1.1 + absl::Milliseconds(1500));
   const absl::Time reconnected = moved;
 
   Push("", routes);
@@ -706,7 +707,7 @@ TEST_F(XdsServerE2eTest, DrainTimesAfterUpdateAndDelete) {
   }
   ASSERT_NE(refused, absl::InfiniteFuture());
   EXPECT_GT(ok_after_delete, 0);
-  EXPECT_LE(refused - reconnected, kMaxAge * 1.1 + absl::Milliseconds(500));
+  EXPECT_LE(refused - reconnected, kMaxAge * 1.1 + absl::Milliseconds(1500));
   std::printf(
       "max age %s: update -> existing connection on the new generation %s "
       "(connection age then %s, %d failed RPCs); delete -> NOT_SERVING "
