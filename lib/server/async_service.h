@@ -10,7 +10,7 @@
 //       poller_ = std::thread([this] { Poll(); });  // Next() until false
 //     }
 //     void Stop() override { lock; stopping_ = true; }  // no new Request*
-//     ~MyAsync() override { poller_.join(); }
+//     void Join() override { poller_.join(); }
 //     MyService::AsyncService service_; ...
 //   };
 //   builder.RegisterAsyncServiceFactory(
@@ -39,13 +39,16 @@ class AsyncServiceInstance {
   // promptly.
   virtual void Start(grpc::ServerCompletionQueue* cq) = 0;
   // The generation's grpc::Server has shut down (every call requested from
-  // now on fails at once with ok = false): once Stop returns, request no
-  // more calls, since `cq` is shut down next and grpc++ aborts on a request
-  // against a shut-down queue (guard "stopping + request" with one lock).
-  // The pollers then see Next() return false once `cq` is drained; the
-  // destructor (called after the server is destroyed, before `cq` is) joins
-  // them.
+  // now on fails at once with ok = false): once Stop returns, start no new
+  // operation on `cq` (Request*, Finish, ...), since `cq` is shut down next
+  // and grpc++ aborts on an operation against a shut-down queue (guard
+  // "stopping + start an operation" with one lock).
   virtual void Stop() = 0;
+  // `cq` has been shut down: return once the pollers have drained it
+  // (Next() returned false) and exited. Called before the server is
+  // destroyed (grpc++'s own tags in `cq` point at it); the instance itself
+  // is destroyed after the server.
+  virtual void Join() = 0;
 };
 
 // Called once per generation (its id, from 1) for a new instance.

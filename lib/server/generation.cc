@@ -284,12 +284,13 @@ void Generation::Shutdown(absl::Time deadline) {
   shut_down_ = true;
   server_->Shutdown(absl::ToChronoTime(deadline));
   server_->Wait();
-  // grpc++'s order: the server, then its completion queues (drained by the
-  // instances' pollers), with no call requested after a queue's Shutdown.
+  // grpc++'s order: the server, then its completion queues, drained (by
+  // the instances' pollers) before the server is destroyed.
   for (Async& a : async_) {
     a.instance->Stop();
     a.cq->Shutdown();
   }
+  for (Async& a : async_) a.instance->Join();
 }
 
 }  // namespace xdsfed::server

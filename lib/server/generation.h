@@ -105,7 +105,7 @@ class Generation {
   // outlive server_ (the destructor resets server_ first).
   struct Async {
     std::unique_ptr<grpc::ServerCompletionQueue> cq;
-    // Destroyed first (it joins the pollers of cq).
+    // Destroyed first (its service outlives the server, not the queue).
     std::unique_ptr<AsyncServiceInstance> instance;
   };
   std::vector<Async> async_;

@@ -532,6 +532,9 @@ class AsyncHealth : public AsyncServiceInstance {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
   }
+  void Join() override {
+    if (poller_.joinable()) poller_.join();
+  }
 
  private:
   struct Call {
@@ -545,6 +548,11 @@ class AsyncHealth : public AsyncServiceInstance {
       context.AddInitialMetadata(health_backend::kBackendIdHeader, owner->id_);
       response.set_status(grpc::health::v1::HealthCheckResponse::SERVING);
       finished = true;
+      std::lock_guard<std::mutex> lock(owner->mu_);
+      if (owner->stopping_) {
+        delete this;  // no operation on a queue about to shut down
+        return;
+      }
       writer.Finish(response, grpc::Status::OK, this);
     }
     AsyncHealth* const owner;
