@@ -102,37 +102,14 @@ ClusterResolution::ClusterResolution(PrivateTag,
 
 ClusterResolution::~ClusterResolution() {
   // Nothing else can hold this object now, so the serializer is idle.
-  CancelAll();
+  serializer_.StopFromDestructor();
 }
 
 void ClusterResolution::Post(std::function<void()> fn) {
-  {
-    MutexLock lock(&mu_);
-    if (stopped_) return;
-  }
-  // The closure holds a reference so the object outlives its queue, and
-  // re-checks: Stop() may have cancelled everything since the check above.
-  serializer_.Schedule([self = shared_from_this(), fn = std::move(fn)] {
-    if (!self->cancelled_) fn();
-  });
-  serializer_.Drain();
+  serializer_.Post(shared_from_this(), std::move(fn));
 }
 
-void ClusterResolution::Stop() {
-  {
-    MutexLock lock(&mu_);
-    if (stopped_) return;
-    stopped_ = true;
-    // A callback running on another thread must finish first; one running
-    // on this thread is our caller.
-    while (callbacks_running_ > 0 &&
-           callback_thread_ != std::this_thread::get_id()) {
-      callback_done_.wait(mu_);
-    }
-  }
-  serializer_.Schedule([self = shared_from_this()] { self->CancelAll(); });
-  serializer_.Drain();
-}
+void ClusterResolution::Stop() { serializer_.Stop(shared_from_this()); }
 
 void ClusterResolution::RequestReresolution() {
   Post([this] {
@@ -161,8 +138,6 @@ void ClusterResolution::ReresolveDns(MechanismState* state) {
 }
 
 void ClusterResolution::CancelAll() {
-  if (cancelled_) return;
-  cancelled_ = true;
   for (const auto& [name, state] : clusters_) {
     if (state.handle != 0) source_->CancelWatch(state.handle);
   }
@@ -525,19 +500,7 @@ ClusterResolution::TreeResources() const {
 }
 
 void ClusterResolution::Report(Update update) {
-  {
-    MutexLock lock(&mu_);
-    if (stopped_) return;
-    ++callbacks_running_;
-    callback_thread_ = std::this_thread::get_id();
-  }
-  callback_(update);
-  MutexLock lock(&mu_);
-  --callbacks_running_;
-  callback_thread_ = std::thread::id();
-  // Under the lock: a Stop() that was waiting may let its caller destroy
-  // this object as soon as the lock is released.
-  callback_done_.notify_all();
+  serializer_.RunCallback([&] { callback_(update); });
 }
 
 }  // namespace cluster

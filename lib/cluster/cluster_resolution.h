@@ -25,21 +25,17 @@
 #ifndef XDSFED_LIB_CLUSTER_CLUSTER_RESOLUTION_H_
 #define XDSFED_LIB_CLUSTER_CLUSTER_RESOLUTION_H_
 
-#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
-#include "lib/base/mutex.h"
-#include "lib/base/work_serializer.h"
+#include "lib/base/stoppable_serializer.h"
 #include "lib/bootstrap/bootstrap.h"
 #include "lib/cluster/cluster_data_source.h"
 #include "lib/cluster/cluster_tree.h"
@@ -142,7 +138,7 @@ class ClusterResolution
   // Runs `fn` in order with every other event, if not stopped.
   void Post(std::function<void()> fn);
 
-  // All below run inside serializer_ only.
+  // All below run inside serializer_ only (CancelAll: its on_stop).
   void CancelAll();
   void OnClusterChanged(const std::string& name, uint64_t token,
                         std::shared_ptr<const resources::ClusterResource> v);
@@ -177,7 +173,7 @@ class ClusterResolution
   const Options options_;
   const Callback callback_;
 
-  WorkSerializer serializer_;
+  StoppableSerializer serializer_{[this] { CancelAll(); }};
   // Serializer state.
   uint64_t next_token_ = 1;
   absl::flat_hash_map<std::string, ClusterState> clusters_;
@@ -194,14 +190,7 @@ class ClusterResolution
   bool has_mechanisms_ = false;   // the tree resolved (kOk) last time
   bool dirty_ = false;            // mechanisms changed since the last report
   bool reported_config_ = false;  // a config went out since the last error
-  bool cancelled_ = false;        // Stop() ran: nothing more may start
   std::string last_error_reported_;
-
-  Mutex mu_;
-  std::condition_variable_any callback_done_;
-  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
-  int callbacks_running_ ABSL_GUARDED_BY(mu_) = 0;
-  std::thread::id callback_thread_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace cluster

@@ -145,36 +145,17 @@ ServerConfigManager::ServerConfigManager(PrivateTag,
       listening_address_(std::move(listening_address)),
       callback_(std::move(callback)) {}
 
-ServerConfigManager::~ServerConfigManager() { CancelAll(); }
+ServerConfigManager::~ServerConfigManager() {
+  serializer_.StopFromDestructor();
+}
 
 void ServerConfigManager::Post(std::function<void()> fn) {
-  {
-    MutexLock lock(&mu_);
-    if (stopped_) return;
-  }
-  serializer_.Schedule([self = shared_from_this(), fn = std::move(fn)] {
-    if (!self->cancelled_) fn();
-  });
-  serializer_.Drain();
+  serializer_.Post(shared_from_this(), std::move(fn));
 }
 
-void ServerConfigManager::Stop() {
-  {
-    MutexLock lock(&mu_);
-    if (stopped_) return;
-    stopped_ = true;
-    while (callbacks_running_ > 0 &&
-           callback_thread_ != std::this_thread::get_id()) {
-      callback_done_.wait(mu_);
-    }
-  }
-  serializer_.Schedule([self = shared_from_this()] { self->CancelAll(); });
-  serializer_.Drain();
-}
+void ServerConfigManager::Stop() { serializer_.Stop(shared_from_this()); }
 
 void ServerConfigManager::CancelAll() {
-  if (cancelled_) return;
-  cancelled_ = true;
   if (listener_watch_ != 0) source_->CancelWatch(listener_watch_);
   listener_watch_ = 0;
   for (const auto& [name, state] : rds_) source_->CancelWatch(state.handle);
@@ -336,17 +317,7 @@ void ServerConfigManager::MaybePublish() {
 }
 
 void ServerConfigManager::Publish(std::shared_ptr<const ServerConfig> config) {
-  {
-    MutexLock lock(&mu_);
-    if (stopped_) return;
-    ++callbacks_running_;
-    callback_thread_ = std::this_thread::get_id();
-  }
-  callback_(std::move(config));
-  MutexLock lock(&mu_);
-  --callbacks_running_;
-  callback_thread_ = std::thread::id();
-  callback_done_.notify_all();
+  serializer_.RunCallback([&] { callback_(std::move(config)); });
 }
 
 }  // namespace xds_config

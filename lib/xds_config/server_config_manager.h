@@ -18,19 +18,15 @@
 #ifndef XDSFED_LIB_XDS_CONFIG_SERVER_CONFIG_MANAGER_H_
 #define XDSFED_LIB_XDS_CONFIG_SERVER_CONFIG_MANAGER_H_
 
-#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
-#include <thread>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "lib/base/mutex.h"
-#include "lib/base/work_serializer.h"
+#include "lib/base/stoppable_serializer.h"
 #include "lib/client/xds_client.h"
 #include "lib/xds_config/resource_event.h"
 #include "lib/xds_config/watch_source.h"
@@ -78,7 +74,7 @@ class ServerConfigManager
   };
 
   void Post(std::function<void()> fn);
-  // Serializer only.
+  // Serializer only (CancelAll: its on_stop).
   void CancelAll();
   void OnListener(std::shared_ptr<const resources::Listener> listener);
   void OnListenerError(absl::Status status);
@@ -100,9 +96,8 @@ class ServerConfigManager
   const std::string listening_address_;
   const Callback callback_;
 
-  WorkSerializer serializer_;
+  StoppableSerializer serializer_{[this] { CancelAll(); }};
   // Serializer state.
-  bool cancelled_ = false;
   cluster::ClusterDataSource::WatchHandle listener_watch_ = 0;
   uint64_t next_token_ = 1;
   // The applied Listener (and its RDS names) and the one held until its new
@@ -115,12 +110,6 @@ class ServerConfigManager
   absl::Status status_;
   std::map<std::string, RdsState> rds_;
   std::shared_ptr<const ServerConfig> last_;
-
-  Mutex mu_;
-  std::condition_variable_any callback_done_;
-  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
-  int callbacks_running_ ABSL_GUARDED_BY(mu_) = 0;
-  std::thread::id callback_thread_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace xds_config

@@ -113,32 +113,15 @@ XdsDependencyManager::XdsDependencyManager(PrivateTag,
       options_(std::move(options)),
       callback_(std::move(callback)) {}
 
-XdsDependencyManager::~XdsDependencyManager() { CancelAll(); }
+XdsDependencyManager::~XdsDependencyManager() {
+  serializer_.StopFromDestructor();
+}
 
 void XdsDependencyManager::Post(std::function<void()> fn) {
-  {
-    MutexLock lock(&mu_);
-    if (stopped_) return;
-  }
-  serializer_.Schedule([self = shared_from_this(), fn = std::move(fn)] {
-    if (!self->cancelled_) fn();
-  });
-  serializer_.Drain();
+  serializer_.Post(shared_from_this(), std::move(fn));
 }
 
-void XdsDependencyManager::Stop() {
-  {
-    MutexLock lock(&mu_);
-    if (stopped_) return;
-    stopped_ = true;
-    while (callbacks_running_ > 0 &&
-           callback_thread_ != std::this_thread::get_id()) {
-      callback_done_.wait(mu_);
-    }
-  }
-  serializer_.Schedule([self = shared_from_this()] { self->CancelAll(); });
-  serializer_.Drain();
-}
+void XdsDependencyManager::Stop() { serializer_.Stop(shared_from_this()); }
 
 void XdsDependencyManager::RequestReresolution(std::string root,
                                                std::string leaf) {
@@ -151,8 +134,6 @@ void XdsDependencyManager::RequestReresolution(std::string root,
 }
 
 void XdsDependencyManager::CancelAll() {
-  if (cancelled_) return;
-  cancelled_ = true;
   if (listener_watch_ != 0) source_->CancelWatch(listener_watch_);
   listener_watch_ = 0;
   if (rds_watch_ != 0) source_->CancelWatch(rds_watch_);
@@ -382,17 +363,7 @@ void XdsDependencyManager::MaybePublish() {
 }
 
 void XdsDependencyManager::Publish(std::shared_ptr<const XdsConfig> config) {
-  {
-    MutexLock lock(&mu_);
-    if (stopped_) return;
-    ++callbacks_running_;
-    callback_thread_ = std::this_thread::get_id();
-  }
-  callback_(std::move(config));
-  MutexLock lock(&mu_);
-  --callbacks_running_;
-  callback_thread_ = std::thread::id();
-  callback_done_.notify_all();
+  serializer_.RunCallback([&] { callback_(std::move(config)); });
 }
 
 }  // namespace xds_config

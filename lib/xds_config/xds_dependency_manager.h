@@ -28,19 +28,15 @@
 #ifndef XDSFED_LIB_XDS_CONFIG_XDS_DEPENDENCY_MANAGER_H_
 #define XDSFED_LIB_XDS_CONFIG_XDS_DEPENDENCY_MANAGER_H_
 
-#include <condition_variable>
 #include <functional>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "lib/base/mutex.h"
-#include "lib/base/work_serializer.h"
+#include "lib/base/stoppable_serializer.h"
 #include "lib/bootstrap/bootstrap.h"
 #include "lib/client/xds_client.h"
 #include "lib/cluster/cluster_resolution.h"
@@ -109,7 +105,7 @@ class XdsDependencyManager
   };
 
   void Post(std::function<void()> fn);
-  // Serializer only.
+  // Serializer only (CancelAll: its on_stop).
   void CancelAll();
   void OnListener(std::shared_ptr<const resources::Listener> listener);
   void OnListenerError(absl::Status status);
@@ -131,9 +127,8 @@ class XdsDependencyManager
   const Options options_;
   const Callback callback_;
 
-  WorkSerializer serializer_;
+  StoppableSerializer serializer_{[this] { CancelAll(); }};
   // Serializer state.
-  bool cancelled_ = false;
   cluster::ClusterDataSource::WatchHandle listener_watch_ = 0;
   bool listener_answered_ = false;
   std::shared_ptr<const resources::Listener> listener_;
@@ -151,12 +146,6 @@ class XdsDependencyManager
   size_t pending_roots_ = 0;      // roots_ without a config yet
   ClusterMap clusters_;
   bool dirty_ = true;
-
-  Mutex mu_;
-  std::condition_variable_any callback_done_;
-  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
-  int callbacks_running_ ABSL_GUARDED_BY(mu_) = 0;
-  std::thread::id callback_thread_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace xds_config
