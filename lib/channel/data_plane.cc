@@ -133,6 +133,9 @@ struct DataPlane::Picker {
   absl::Status status;
   std::shared_ptr<const xds_config::XdsConfig> config;
   std::shared_ptr<const routing::RouteTable> routes;  // compiled vhost
+  // The HttpConnectionManager's max_stream_duration (A31 default for routes
+  // without one).
+  std::optional<resources::ProtoDuration> hcm_max_stream_duration;
   absl::flat_hash_map<std::string, std::unique_ptr<Cluster>> clusters;
 };
 
@@ -623,6 +626,13 @@ void DataPlane::PublishLocked() {
     picker->config = config_;
     picker->status = config_->status;
     picker->routes = routes_;
+    if (config_->listener != nullptr) {
+      if (const auto* api = std::get_if<resources::ApiListener>(
+              &config_->listener->listener)) {
+        picker->hcm_max_stream_duration =
+            api->http_connection_manager.http_max_stream_duration;
+      }
+    }
   }
   for (const auto& [name, lb] : clusters_) {
     auto pc = std::make_unique<Picker::Cluster>();
@@ -789,6 +799,13 @@ PickResult DataPlane::TryPick(const PickArgs& args, bool* queued) const {
   result.leaf_cluster = pc.leaf_cluster;
   result.priority = pc.priority;
   result.locality = &loc->locality;
+  const std::optional<resources::ProtoDuration>& msd =
+      action->max_stream_duration.has_value() ? action->max_stream_duration
+                                              : picker->hcm_max_stream_duration;
+  if (msd.has_value() && (msd->seconds != 0 || msd->nanos != 0)) {
+    result.max_stream_duration =
+        absl::Seconds(msd->seconds) + absl::Nanoseconds(msd->nanos);
+  }
   result.picker = std::move(picker);
   return result;
 }

@@ -83,6 +83,12 @@ struct PickResult {
   size_t priority = 0;  // index in the route cluster's priority list
   const resources::EndpointResource::Locality* locality = nullptr;
   std::shared_ptr<const void> picker;
+  // gRFC A31: the matched route's max_stream_duration (its
+  // grpc_timeout_header_max first), else the HttpConnectionManager's
+  // common_http_protocol_options.max_stream_duration. The call's deadline
+  // is capped at the call's start plus this (unary.h CapDeadline).
+  // InfiniteDuration: no cap (absent, or 0 as A31 reads it).
+  absl::Duration max_stream_duration = absl::InfiniteDuration();
 };
 
 class DataPlane : public std::enable_shared_from_this<DataPlane> {

@@ -3,6 +3,7 @@
 #include <condition_variable>
 #include <utility>
 
+#include "absl/time/clock.h"
 #include "grpcpp/generic/generic_stub.h"
 #include "lib/base/mutex.h"
 #include "lib/channel/unary.h"
@@ -21,6 +22,7 @@ GenericCallResult GenericUnary(XdsChannel& channel, absl::string_view method,
                                const std::string& request, absl::Time deadline,
                                absl::Span<const MetadataEntry> metadata) {
   GenericCallResult result;
+  const absl::Time start = absl::Now();
   PickResult pick = channel.Pick(PickArgs{method, metadata}, deadline);
   if (!pick.status.ok()) {
     result.status = ToGrpcStatus(pick.status);
@@ -36,6 +38,7 @@ GenericCallResult GenericUnary(XdsChannel& channel, absl::string_view method,
   grpc::ClientContext ctx;
   if (deadline != absl::InfiniteFuture())
     ctx.set_deadline(absl::ToChronoTime(deadline));
+  CapDeadline(&ctx, start, pick);
   for (const auto& [k, v] : metadata)
     ctx.AddMetadata(std::string(k), std::string(v));
   grpc::Slice slice(request);

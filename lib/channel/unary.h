@@ -21,7 +21,8 @@
 //
 // The method path is given because routing needs it before any stub is
 // chosen and generated stubs do not expose it; header matchers see
-// `metadata`.
+// `metadata`. The route's max_stream_duration caps the context's deadline
+// (gRFC A31, CapDeadline).
 #ifndef XDSFED_LIB_CHANNEL_UNARY_H_
 #define XDSFED_LIB_CHANNEL_UNARY_H_
 
@@ -33,6 +34,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "grpcpp/grpcpp.h"
@@ -56,6 +58,16 @@ inline absl::Time ContextDeadline(const grpc::ClientContext& ctx) {
   return absl::FromChrono(d);
 }
 
+// gRFC A31: the call's deadline is the application's, capped at the call's
+// start plus the route's max_stream_duration (PickResult). Must run before
+// the call starts (grpc::ClientContext fixes its deadline then).
+inline void CapDeadline(grpc::ClientContext* ctx, absl::Time start,
+                        const PickResult& pick) {
+  if (pick.max_stream_duration == absl::InfiniteDuration()) return;
+  const absl::Time cap = start + pick.max_stream_duration;
+  if (cap < ContextDeadline(*ctx)) ctx->set_deadline(absl::ToChronoTime(cap));
+}
+
 template <typename StubT>
 StubT& StubFor(PickResult& pick) {
   return pick.endpoint->template Stub<StubT>();
@@ -69,9 +81,11 @@ grpc::Status Unary(XdsChannel& channel, absl::string_view method_path,
                    Response* response,
                    absl::Span<const MetadataEntry> metadata = {},
                    PickResult* pick_out = nullptr) {
+  const absl::Time start = absl::Now();
   PickResult pick =
       channel.Pick(PickArgs{method_path, metadata}, ContextDeadline(*ctx));
   if (!pick.status.ok()) return ToGrpcStatus(pick.status);
+  CapDeadline(ctx, start, pick);
   grpc::Status s = (StubFor<StubT>(pick).*method)(ctx, request, response);
   pick.tracker.Finish(s.ok());
   if (pick_out != nullptr) *pick_out = std::move(pick);
@@ -87,14 +101,16 @@ void UnaryCallback(XdsChannel& channel, absl::string_view method_path,
                    grpc::ClientContext* ctx, const Request* request,
                    Response* response, std::function<void(grpc::Status)> done,
                    absl::Span<const MetadataEntry> metadata = {}) {
+  const absl::Time start = absl::Now();
   channel.PickAsync(
       PickArgs{method_path, metadata}, ContextDeadline(*ctx),
-      [method, ctx, request, response,
+      [method, ctx, request, response, start,
        done = std::move(done)](PickResult pick) mutable {
         if (!pick.status.ok()) {
           done(ToGrpcStatus(pick.status));
           return;
         }
+        CapDeadline(ctx, start, pick);
         auto tracker = std::make_shared<CallTracker>(std::move(pick.tracker));
         auto endpoint = pick.endpoint;
         (StubFor<StubT>(pick).async()->*method)(

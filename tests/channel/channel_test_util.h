@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -152,6 +153,7 @@ struct TestRoute {
   std::string prefix;
   std::string cluster;
   std::vector<std::pair<std::string, uint32_t>> weighted;
+  std::optional<resources::ProtoDuration> max_stream_duration;
 };
 
 inline std::shared_ptr<const xds_config::XdsConfig> Config(
@@ -168,6 +170,7 @@ inline std::shared_ptr<const xds_config::XdsConfig> Config(
     route.match.path.value = r.prefix;
     resources::RouteAction action;
     action.cluster = r.cluster;
+    action.max_stream_duration = r.max_stream_duration;
     for (const auto& [name, w] : r.weighted) {
       action.weighted_clusters.push_back({name, w});
     }

@@ -6,6 +6,8 @@
 #include "lib/channel/data_plane.h"
 
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -314,6 +316,49 @@ TEST_F(DataPlaneTest, DropsByCategory) {
   int throttle = counts["UNAVAILABLE: EDS-configured drop: throttle"];
   EXPECT_EQ(lb + throttle, 4000);
   EXPECT_NEAR(lb / 4000.0, 0.5, 0.05);
+}
+
+// gRFC A31 (xDS timeouts) as C-core's XdsConfigSelector applies it: the
+// route's max_stream_duration (grpc_timeout_header_max already preferred by
+// the parser), else the HttpConnectionManager's; 0 means no limit, and a
+// route's 0 is not overridden by the HttpConnectionManager's value.
+TEST_F(DataPlaneTest, MaxStreamDurationFromRouteElseListener) {
+  using D = std::optional<resources::ProtoDuration>;
+  struct Case {
+    const char* name;
+    D route, hcm;
+    absl::Duration want;
+  };
+  const Case cases[] = {
+      {"neither", std::nullopt, std::nullopt, absl::InfiniteDuration()},
+      {"route", resources::ProtoDuration{1, 500000000}, std::nullopt,
+       absl::Milliseconds(1500)},
+      {"listener default", std::nullopt, resources::ProtoDuration{3, 0},
+       absl::Seconds(3)},
+      {"route over listener", resources::ProtoDuration{1, 0},
+       resources::ProtoDuration{3, 0}, absl::Seconds(1)},
+      {"route 0 = no limit", resources::ProtoDuration{0, 0},
+       resources::ProtoDuration{3, 0}, absl::InfiniteDuration()},
+      {"listener 0 = no limit", std::nullopt, resources::ProtoDuration{0, 0},
+       absl::InfiniteDuration()},
+  };
+  Start(C::kReady);
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto config = std::make_shared<xds_config::XdsConfig>(
+        *Config({{"/", "c", {}, c.route}},
+                {Cluster("c", {EdsLeaf("c", {{{"z", 1, {"a:1"}}}})})}));
+    auto listener = std::make_shared<resources::Listener>();
+    resources::ApiListener api;
+    api.http_connection_manager.http_max_stream_duration = c.hcm;
+    listener->listener = api;
+    config->listener = listener;
+    dp_->Update(config);
+    bool queued = false;
+    PickResult r = dp_->TryPick({"/s/M", {}}, &queued);
+    ASSERT_TRUE(r.status.ok()) << r.status;
+    EXPECT_EQ(r.max_stream_duration, c.want);
+  }
 }
 
 // A37 §Use Global Circuit Breaking Atomic: max_concurrent_requests counted

@@ -30,8 +30,11 @@
 #include "lib/base/mutex.h"
 #include "lib/bootstrap/bootstrap.h"
 #include "lib/channel/generic_call.h"
+#include "lib/channel/streaming.h"
 #include "lib/channel/unary.h"
 #include "lib/channel/xds_channel.h"
+#include "lib/lrs/call_counter.h"
+#include "tests/channel/streams_test.grpc.pb.h"
 #include "tools/control_plane/control_plane.h"
 #include "tools/health_backend/health_backend.h"
 
@@ -159,6 +162,56 @@ class AuthorityBackend : public grpc::CallbackGenericService {
  private:
   Mutex mu_;
   std::vector<std::string> authorities_ ABSL_GUARDED_BY(mu_);
+};
+
+// xdsfed.test.Streams (streams_test.proto) with its backend id in the
+// initial metadata; records that an open-ended Count saw its cancellation.
+class StreamsService : public xdsfed::test::Streams::Service {
+ public:
+  using Num = xdsfed::test::Num;
+  grpc::Status Count(grpc::ServerContext* ctx, const Num* request,
+                     grpc::ServerWriter<Num>* writer) override {
+    ctx->AddInitialMetadata("x-backend-id", "streams");
+    Num n;
+    if (request->value() < 0) {
+      n.set_value(1);
+      writer->Write(n);
+      const absl::Time end = absl::Now() + absl::Seconds(20);
+      while (!ctx->IsCancelled() && absl::Now() < end) {
+        absl::SleepFor(absl::Milliseconds(5));
+      }
+      if (ctx->IsCancelled()) ++cancelled_;
+      return grpc::Status::CANCELLED;
+    }
+    for (int64_t v = request->value(); v > 0; --v) {
+      n.set_value(v);
+      if (!writer->Write(n)) break;
+    }
+    return grpc::Status::OK;
+  }
+  grpc::Status Sum(grpc::ServerContext* ctx, grpc::ServerReader<Num>* reader,
+                   Num* response) override {
+    ctx->AddInitialMetadata("x-backend-id", "streams");
+    Num n;
+    int64_t sum = 0;
+    while (reader->Read(&n)) sum += n.value();
+    response->set_value(sum);
+    return grpc::Status::OK;
+  }
+  grpc::Status Double(grpc::ServerContext* ctx,
+                      grpc::ServerReaderWriter<Num, Num>* stream) override {
+    ctx->AddInitialMetadata("x-backend-id", "streams");
+    Num n;
+    while (stream->Read(&n)) {
+      n.set_value(n.value() * 2);
+      if (!stream->Write(n)) break;
+    }
+    return grpc::Status::OK;
+  }
+  int cancelled() const { return cancelled_.load(); }
+
+ private:
+  std::atomic<int> cancelled_{0};
 };
 
 class XdsChannelE2eTest : public ::testing::Test {
@@ -665,6 +718,166 @@ TEST_F(XdsChannelE2eTest, GeneratedStubHelpers) {
     EXPECT_EQ(async_response.status(), HealthCheckResponse::SERVING);
   }
   EXPECT_EQ(backend->service().checks_answered(), 2u);
+}
+
+// Issue 13 "streaming helpers": server, client and bidi streaming with the
+// generated stub through XdsChannel, each one line; the call is counted in
+// the circuit breaker while open and leaves it at Finish; a stream
+// abandoned mid-way is cancelled on the backend and reported as an error
+// (A47 load report: 3 successes, 1 error).
+TEST_F(XdsChannelE2eTest, StreamingHelpers) {
+  using xdsfed::test::Num;
+  using xdsfed::test::Streams;
+  StreamsService service;
+  int port = 0;
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                           &port);
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  ASSERT_NE(server, nullptr);
+  cp_->SetSnapshot(MakeSnapshot("1", {Route("route", R"({"cluster":"c"})")},
+                                {Eds("c")}, {Cla("c", {port})}));
+  auto ch = Channel();
+  ASSERT_NE(ch, nullptr);
+  std::shared_ptr<lrs::CallCounter> in_flight =
+      lrs::CallCounterRegistry::Global().GetOrCreate("c", "");
+  auto context = [] {
+    auto ctx = std::make_unique<grpc::ClientContext>();
+    ctx->set_deadline(std::chrono::system_clock::now() +
+                      std::chrono::seconds(10));
+    return ctx;
+  };
+  Num n;
+  {  // server streaming
+    auto ctx = context();
+    Num request;
+    request.set_value(3);
+    auto reader = ServerStreaming(*ch, "/xdsfed.test.Streams/Count",
+                                  &Streams::Stub::Count, ctx.get(), request);
+    ASSERT_TRUE(reader.ok()) << reader.Finish().error_message();
+    EXPECT_EQ(reader.pick().cluster, "c");
+    EXPECT_EQ(in_flight->Load(), 1u);
+    std::vector<int64_t> got;
+    while (reader.Read(&n)) got.push_back(n.value());
+    EXPECT_EQ(got, (std::vector<int64_t>{3, 2, 1}));
+    EXPECT_TRUE(reader.Finish().ok());
+    EXPECT_EQ(in_flight->Load(), 0u);
+    EXPECT_FALSE(reader.pick().tracker.active());
+  }
+  {  // client streaming
+    auto ctx = context();
+    Num sum;
+    auto writer = ClientStreaming(*ch, "/xdsfed.test.Streams/Sum",
+                                  &Streams::Stub::Sum, ctx.get(), &sum);
+    ASSERT_TRUE(writer.ok());
+    for (int v = 1; v <= 4; ++v) {
+      n.set_value(v);
+      EXPECT_TRUE(writer.Write(n));
+    }
+    EXPECT_TRUE(writer.WritesDone());
+    EXPECT_TRUE(writer.Finish().ok());
+    EXPECT_EQ(sum.value(), 10);
+  }
+  {  // bidi
+    auto ctx = context();
+    auto stream = BidiStreaming(*ch, "/xdsfed.test.Streams/Double",
+                                &Streams::Stub::Double, ctx.get());
+    ASSERT_TRUE(stream.ok());
+    for (int v : {5, 7}) {
+      n.set_value(v);
+      EXPECT_TRUE(stream.Write(n));
+      ASSERT_TRUE(stream.Read(&n));
+      EXPECT_EQ(n.value(), 2 * v);
+    }
+    EXPECT_TRUE(stream.WritesDone());
+    EXPECT_FALSE(stream.Read(&n));
+    EXPECT_TRUE(stream.Finish().ok());
+    EXPECT_EQ(ctx->GetServerInitialMetadata().count("x-backend-id"), 1u);
+  }
+  {  // abandoned after one message: cancelled, counted as an error
+    auto ctx = context();
+    Num forever;
+    forever.set_value(-1);
+    auto reader = ServerStreaming(*ch, "/xdsfed.test.Streams/Count",
+                                  &Streams::Stub::Count, ctx.get(), forever);
+    ASSERT_TRUE(reader.Read(&n));
+    EXPECT_EQ(in_flight->Load(), 1u);
+  }
+  EXPECT_EQ(in_flight->Load(), 0u);
+  const absl::Time end = absl::Now() + absl::Seconds(10);
+  while (service.cancelled() == 0 && absl::Now() < end) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  EXPECT_EQ(service.cancelled(), 1);
+  uint64_t ok = 0, errors = 0;
+  cp_->WaitForLoadReports(
+      [&](const std::vector<Json::Value>& reports) {
+        ok = 0;
+        errors = 0;
+        for (const Json::Value& r : reports) {
+          for (const Json::Value& c : r["request"]["cluster_stats"]) {
+            for (const Json::Value& l : c["upstream_locality_stats"]) {
+              ok += std::stoull(
+                  l.get("total_successful_requests", "0").asString());
+              errors +=
+                  std::stoull(l.get("total_error_requests", "0").asString());
+            }
+          }
+        }
+        return ok == 3 && errors == 1;
+      },
+      absl::Seconds(10));
+  EXPECT_EQ(ok, 3u);
+  EXPECT_EQ(errors, 1u);
+  server->Shutdown(std::chrono::system_clock::now());
+}
+
+// gRFC A31: the route's max_stream_duration caps the call's deadline (the
+// helpers set it on the ClientContext before the call starts): a 2 s call
+// under a 200 ms route limit ends DEADLINE_EXCEEDED well before the
+// application's 10 s deadline, through Unary, GenericUnary and a stream.
+TEST_F(XdsChannelE2eTest, RouteMaxStreamDurationCapsDeadline) {
+  using grpc::health::v1::Health;
+  using grpc::health::v1::HealthCheckRequest;
+  using grpc::health::v1::HealthCheckResponse;
+  int port = 0;
+  auto backend = Backend("b1", &port);
+  cp_->SetSnapshot(MakeSnapshot("1", {Route("route", R"({"cluster":"c",
+          "max_stream_duration":{"max_stream_duration":"0.200s"}})")},
+                                {Eds("c")}, {Cla("c", {port})}));
+  auto ch = Channel();
+  ASSERT_NE(ch, nullptr);
+  // Connected first, so the limit is not spent connecting.
+  ASSERT_TRUE(GenericUnary(*ch, kCheck, "", absl::Now() + absl::Seconds(10))
+                  .status.ok());
+  HealthCheckRequest request;
+  request.set_service("sleep:2000");
+  HealthCheckResponse response;
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  absl::Time start = absl::Now();
+  grpc::Status s =
+      Unary(*ch, kCheck, &Health::Stub::Check, &ctx, request, &response);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  EXPECT_LT(absl::Now() - start, absl::Seconds(1));
+
+  start = absl::Now();
+  GenericCallResult r = GenericUnary(*ch, kCheck, SleepRequest(2000),
+                                     absl::Now() + absl::Seconds(10));
+  EXPECT_EQ(r.status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  EXPECT_LT(absl::Now() - start, absl::Seconds(1));
+
+  grpc::ClientContext stream_ctx;
+  start = absl::Now();
+  auto watch = ServerStreaming(*ch, "/grpc.health.v1.Health/Watch",
+                               &Health::Stub::Watch, &stream_ctx, request);
+  ASSERT_TRUE(watch.ok());
+  // No deadline before the pick; now capped at start + 200 ms.
+  EXPECT_GT(stream_ctx.deadline(), absl::ToChronoTime(start));
+  EXPECT_LE(stream_ctx.deadline(),
+            absl::ToChronoTime(absl::Now() + absl::Milliseconds(200)));
+  watch.Finish();  // Watch is not implemented by the backend
 }
 
 // Issue 13 "Bad input": a route configuration whose safe_regex RE2 rejects
