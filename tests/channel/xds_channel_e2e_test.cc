@@ -31,6 +31,7 @@
 #include "lib/bootstrap/bootstrap.h"
 #include "lib/channel/generic_call.h"
 #include "lib/channel/streaming.h"
+#include "lib/channel/streaming_callback.h"
 #include "lib/channel/unary.h"
 #include "lib/channel/xds_channel.h"
 #include "lib/lrs/call_counter.h"
@@ -830,6 +831,150 @@ TEST_F(XdsChannelE2eTest, StreamingHelpers) {
       absl::Seconds(10));
   EXPECT_EQ(ok, 3u);
   EXPECT_EQ(errors, 1u);
+  server->Shutdown(std::chrono::system_clock::now());
+}
+
+// Waits for a reactor's OnFinished.
+class Done {
+ public:
+  void Set(const grpc::Status& s) {
+    MutexLock lock(&mu_);
+    status_ = s;
+    cv_.notify_all();
+  }
+  grpc::Status Wait() {
+    MutexLock lock(&mu_);
+    while (!status_.has_value()) cv_.wait(mu_);
+    return *status_;
+  }
+
+ private:
+  Mutex mu_;
+  std::condition_variable_any cv_;
+  std::optional<grpc::Status> status_ ABSL_GUARDED_BY(mu_);
+};
+
+// The reactor forms (streaming_callback.h) of the three streaming kinds:
+// first operations in OnStart (after the asynchronous pick bound the call),
+// OnFinished once with the status, the tracker finished before it.
+TEST_F(XdsChannelE2eTest, StreamingCallbackHelpers) {
+  using xdsfed::test::Num;
+  using xdsfed::test::Streams;
+  StreamsService service;
+  int port = 0;
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                           &port);
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  ASSERT_NE(server, nullptr);
+  cp_->SetSnapshot(MakeSnapshot("1", {Route("route", R"({"cluster":"c"})")},
+                                {Eds("c")}, {Cla("c", {port})}));
+  auto ch = Channel();
+  ASSERT_NE(ch, nullptr);
+  std::shared_ptr<lrs::CallCounter> in_flight =
+      lrs::CallCounterRegistry::Global().GetOrCreate("c", "");
+
+  class Reader : public TrackedReactor<grpc::ClientReadReactor<Num>> {
+   public:
+    void OnStart() override {
+      cluster = std::string(pick().cluster);
+      StartRead(&n_);
+    }
+    void OnReadDone(bool ok) override {
+      if (!ok) return;
+      got.push_back(n_.value());
+      StartRead(&n_);
+    }
+    void OnFinished(const grpc::Status& s) override { done.Set(s); }
+    std::vector<int64_t> got;
+    std::string cluster;
+    Done done;
+
+   private:
+    Num n_;
+  };
+  {
+    grpc::ClientContext ctx;
+    Num request;
+    request.set_value(3);
+    Reader reader;
+    ServerStreamingCallback<Streams::Stub>(*ch, "/xdsfed.test.Streams/Count",
+                                           &Streams::Stub::async::Count, &ctx,
+                                           &request, &reader);
+    EXPECT_TRUE(reader.done.Wait().ok());
+    EXPECT_EQ(reader.got, (std::vector<int64_t>{3, 2, 1}));
+    EXPECT_EQ(reader.cluster, "c");
+    EXPECT_EQ(in_flight->Load(), 0u);
+  }
+
+  class Writer : public TrackedReactor<grpc::ClientWriteReactor<Num>> {
+   public:
+    void OnStart() override { Next(); }
+    void OnWriteDone(bool ok) override {
+      if (ok) Next();
+    }
+    void OnFinished(const grpc::Status& s) override { done.Set(s); }
+    Done done;
+
+   private:
+    void Next() {
+      if (sent_ == 4) {
+        StartWritesDone();
+        return;
+      }
+      n_.set_value(++sent_);
+      StartWrite(&n_);
+    }
+    int sent_ = 0;
+    Num n_;
+  };
+  {
+    grpc::ClientContext ctx;
+    Num sum;
+    Writer writer;
+    ClientStreamingCallback<Streams::Stub>(*ch, "/xdsfed.test.Streams/Sum",
+                                           &Streams::Stub::async::Sum, &ctx,
+                                           &sum, &writer);
+    EXPECT_TRUE(writer.done.Wait().ok());
+    EXPECT_EQ(sum.value(), 10);
+  }
+
+  class Bidi : public TrackedReactor<grpc::ClientBidiReactor<Num, Num>> {
+   public:
+    void OnStart() override {
+      out_.set_value(5);
+      StartWrite(&out_);
+      StartRead(&in_);
+    }
+    void OnReadDone(bool ok) override {
+      if (!ok) return;
+      got.push_back(in_.value());
+      if (got.size() == 1) {
+        out_.set_value(7);
+        StartWrite(&out_);
+        StartRead(&in_);
+      } else {
+        StartWritesDone();
+      }
+    }
+    void OnFinished(const grpc::Status& s) override { done.Set(s); }
+    std::vector<int64_t> got;
+    Done done;
+
+   private:
+    Num out_, in_;
+  };
+  {
+    grpc::ClientContext ctx;
+    Bidi bidi;
+    BidiStreamingCallback<Streams::Stub>(*ch, "/xdsfed.test.Streams/Double",
+                                         &Streams::Stub::async::Double, &ctx,
+                                         &bidi);
+    EXPECT_TRUE(bidi.done.Wait().ok());
+    EXPECT_EQ(bidi.got, (std::vector<int64_t>{10, 14}));
+  }
+  EXPECT_EQ(in_flight->Load(), 0u);
   server->Shutdown(std::chrono::system_clock::now());
 }
 
