@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/types/span.h"
 #include "envoy/config/route/v3/route.pb.h"
 #include "envoy/config/route/v3/route_components.pb.h"
 #include "google/protobuf/arena.h"
@@ -47,7 +48,7 @@ const char* StringMatchTypeName(StringMatch::Type type) {
   return "unknown";
 }
 
-Json::Value StringList(const std::vector<std::string>& list) {
+Json::Value StringList(absl::Span<const std::string> list) {
   Json::Value out(Json::arrayValue);
   for (const std::string& s : list) out.append(s);
   return out;

@@ -99,7 +99,7 @@ uint64_t ThreadLocalRandom(uint64_t bound) {
 absl::StatusOr<RouteTable> RouteTable::Build(
     std::shared_ptr<const resources::VirtualHost> virtual_host) {
   RouteTable table;
-  const std::vector<resources::Route>& routes = virtual_host->routes;
+  const auto& routes = virtual_host->routes;
   table.routes_.reserve(routes.size());
   for (size_t i = 0; i < routes.size(); ++i) {
     const resources::RouteMatch& match = routes[i].match;

@@ -12,7 +12,7 @@ namespace {
 VirtualHost Host(std::string name, std::vector<std::string> domains) {
   VirtualHost vh;
   vh.name = std::move(name);
-  vh.domains = std::move(domains);
+  vh.domains.assign(domains.begin(), domains.end());
   return vh;
 }
 

@@ -86,7 +86,7 @@ RouteTable BuildTable(std::vector<Route> routes) {
   auto vh = std::make_shared<resources::VirtualHost>();
   vh->name = "vh";
   vh->domains = {"*"};
-  vh->routes = std::move(routes);
+  vh->routes.assign(routes.begin(), routes.end());
   absl::StatusOr<RouteTable> t = RouteTable::Build(std::move(vh));
   EXPECT_TRUE(t.ok()) << t.status();
   return *std::move(t);

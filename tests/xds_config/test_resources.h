@@ -55,7 +55,9 @@ inline resources::RouteConfig Routes(const std::string& name,
                                      const std::string& weighted = "") {
   resources::VirtualHost vh;
   vh.name = absl::StrCat("vh-", domains);
-  vh.domains = absl::StrSplit(domains, ',');
+  for (absl::string_view d : absl::StrSplit(domains, ',')) {
+    vh.domains.emplace_back(d);
+  }
   for (absl::string_view c : absl::StrSplit(clusters, ',', absl::SkipEmpty())) {
     resources::Route route;
     resources::RouteAction action;
