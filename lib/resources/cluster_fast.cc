@@ -186,9 +186,9 @@ bool ParseCircuitBreakers(absl::string_view bytes, uint32_t* max_requests) {
   return ForEachField(bytes, [&](Reader& r, const Tag& tag) {
     absl::string_view v;
     if (tag.field != 1 && tag.field != 2) return r.Skip(tag.type);
-    int32_t priority;
-    bool has_max;
-    uint32_t max;
+    int32_t priority = 0;
+    bool has_max = false;
+    uint32_t max = 0;
     if (tag.type != kLengthDelimited || !r.ReadBytes(&v) ||
         !ReadThresholds(v, &priority, &has_max, &max)) {
       return false;

@@ -56,7 +56,9 @@ TEST(DownstreamTlsContext, Accepted) {
     ASSERT_TRUE(tls.has_value()) << c.json << ": " << errors.Message();
     EXPECT_EQ(tls->identity.instance_name, "id");
     EXPECT_EQ(tls->root.has_value(), c.root) << c.json;
-    if (c.root) EXPECT_EQ(tls->root->instance_name, "ca");
+    if (c.root) {
+      EXPECT_EQ(tls->root->instance_name, "ca");
+    }
     EXPECT_EQ(tls->require_client_certificate, c.require);
   }
 }

@@ -127,7 +127,9 @@ TEST(ChainRoutes, PerRpcTable) {
   for (const Case& c : cases) {
     absl::Status s = Check(*routes, 0, c.authority, c.path, c.headers);
     EXPECT_EQ(s.ok(), c.ok) << c.why << ": " << s;
-    if (!c.ok) EXPECT_EQ(s.code(), absl::StatusCode::kUnavailable) << c.why;
+    if (!c.ok) {
+      EXPECT_EQ(s.code(), absl::StatusCode::kUnavailable) << c.why;
+    }
   }
 }
 

@@ -36,7 +36,9 @@ TEST(ClusterMapTest, WithLeavesTheOriginalAndSharesTheRest) {
       EXPECT_EQ(map.Find(names[slot])->tree[0], "0");
       EXPECT_EQ(next.Find(names[slot])->tree[0], "1");
       for (size_t i = 0; i < n; ++i) {
-        if (i != slot) EXPECT_EQ(next.ValueAt(i), map.ValueAt(i));
+        if (i != slot) {
+          EXPECT_EQ(next.ValueAt(i), map.ValueAt(i));
+        }
       }
       EXPECT_TRUE(next.SameNames(map));
     }
