@@ -28,15 +28,22 @@ function(xdsfed_test name)
   if(NOT XDSFED_BUILD_TESTS)
     return()
   endif()
-  cmake_parse_arguments(A "" "" "SRCS;DEPS;ARGS" ${ARGN})
+  # SERIAL: timing-sensitive tests (failover races measured in ms) run alone
+  # under ctest -j instead of next to a 10,000-connection test.
+  cmake_parse_arguments(A "SERIAL" "" "SRCS;DEPS;ARGS" ${ARGN})
   add_executable(${name} ${A_SRCS})
   target_link_libraries(${name} PRIVATE ${A_DEPS} GTest::gmock GTest::gtest_main)
   set_target_properties(${name} PROPERTIES
     RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests)
+  set(serial FALSE)
+  if(A_SERIAL)
+    set(serial TRUE)
+  endif()
   gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
     EXTRA_ARGS ${A_ARGS}
-    PROPERTIES ENVIRONMENT "XDSFED_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+    PROPERTIES ENVIRONMENT "XDSFED_SOURCE_DIR=${PROJECT_SOURCE_DIR}"
+               RUN_SERIAL ${serial})
 endfunction()
 
 # xdsfed_bench(NAME SRCS a_bench.cc DEPS xdsfed::name)
