@@ -4,79 +4,49 @@
 #include <variant>
 
 #include "absl/strings/str_cat.h"
+#include "lib/resources/posting_watcher.h"
 
 namespace xdsfed {
 namespace cluster {
 
 // Watchers hold the driver weakly: a driver dropped without Stop() is not
 // kept alive by its subscriptions, and late events find nobody home.
-class ClusterResolution::CdsWatcher
-    : public resources::ResourceWatcher<resources::ClusterResource> {
- public:
-  CdsWatcher(std::weak_ptr<ClusterResolution> owner, std::string name,
-             uint64_t token)
-      : owner_(std::move(owner)), name_(std::move(name)), token_(token) {}
+std::shared_ptr<resources::ResourceWatcher<resources::ClusterResource>>
+ClusterResolution::NewCdsWatcher(std::string name, uint64_t token) {
+  using Watcher =
+      resources::PostingWatcher<resources::ClusterResource, ClusterResolution>;
+  return std::make_shared<Watcher>(
+      weak_from_this(), &ClusterResolution::Post,
+      Watcher::Handlers{
+          [name, token](
+              ClusterResolution& r,
+              std::shared_ptr<const resources::ClusterResource> value) {
+            r.OnClusterChanged(name, token, std::move(value));
+          },
+          [name, token](ClusterResolution& r, absl::Status status) {
+            r.OnClusterError(name, token, std::move(status));
+          },
+          [name, token](ClusterResolution& r) {
+            r.OnClusterDoesNotExist(name, token);
+          }});
+}
 
-  void OnChanged(
-      std::shared_ptr<const resources::ClusterResource> value) override {
-    if (auto o = owner_.lock()) {
-      o->Post([o, name = name_, token = token_, value = std::move(value)] {
-        o->OnClusterChanged(name, token, value);
-      });
-    }
-  }
-  void OnError(absl::Status status) override {
-    if (auto o = owner_.lock()) {
-      o->Post([o, name = name_, token = token_, status = std::move(status)] {
-        o->OnClusterError(name, token, status);
-      });
-    }
-  }
-  void OnDoesNotExist() override {
-    if (auto o = owner_.lock()) {
-      o->Post([o, name = name_, token = token_] {
-        o->OnClusterDoesNotExist(name, token);
-      });
-    }
-  }
-
- private:
-  const std::weak_ptr<ClusterResolution> owner_;
-  const std::string name_;
-  const uint64_t token_;
-};
-
-class ClusterResolution::EdsWatcher
-    : public resources::ResourceWatcher<resources::EndpointResource> {
- public:
-  EdsWatcher(std::weak_ptr<ClusterResolution> owner, uint64_t token)
-      : owner_(std::move(owner)), token_(token) {}
-
-  void OnChanged(
-      std::shared_ptr<const resources::EndpointResource> value) override {
-    if (auto o = owner_.lock()) {
-      o->Post([o, token = token_, value = std::move(value)] {
-        o->OnEndpointsChanged(token, value);
-      });
-    }
-  }
-  void OnError(absl::Status status) override {
-    if (auto o = owner_.lock()) {
-      o->Post([o, token = token_, status = std::move(status)] {
-        o->OnEndpointsError(token, status);
-      });
-    }
-  }
-  void OnDoesNotExist() override {
-    if (auto o = owner_.lock()) {
-      o->Post([o, token = token_] { o->OnEndpointsDoesNotExist(token); });
-    }
-  }
-
- private:
-  const std::weak_ptr<ClusterResolution> owner_;
-  const uint64_t token_;
-};
+std::shared_ptr<resources::ResourceWatcher<resources::EndpointResource>>
+ClusterResolution::NewEdsWatcher(uint64_t token) {
+  using Watcher =
+      resources::PostingWatcher<resources::EndpointResource, ClusterResolution>;
+  return std::make_shared<Watcher>(
+      weak_from_this(), &ClusterResolution::Post,
+      Watcher::Handlers{
+          [token](ClusterResolution& r,
+                  std::shared_ptr<const resources::EndpointResource> value) {
+            r.OnEndpointsChanged(token, std::move(value));
+          },
+          [token](ClusterResolution& r, absl::Status status) {
+            r.OnEndpointsError(token, std::move(status));
+          },
+          [token](ClusterResolution& r) { r.OnEndpointsDoesNotExist(token); }});
+}
 
 std::shared_ptr<ClusterResolution> ClusterResolution::Start(
     std::shared_ptr<ClusterDataSource> source, std::string root,
@@ -222,9 +192,8 @@ void ClusterResolution::Recompute() {
     state.token = next_token_++;
     // Events the source delivers from inside WatchCluster() are queued
     // behind this closure, so the handle is stored before they run.
-    state.handle = source_->WatchCluster(
-        name,
-        std::make_shared<CdsWatcher>(weak_from_this(), name, state.token));
+    state.handle =
+        source_->WatchCluster(name, NewCdsWatcher(name, state.token));
   }
   tree_clusters_ = std::move(tree.clusters);
   tree_pending_ = tree.state == ClusterTreeResult::State::kPending;
@@ -325,9 +294,9 @@ void ClusterResolution::StartMechanism(MechanismState* state) {
   if (state->current.mechanism.type == DiscoveryMechanism::Type::kEds) {
     state->token = next_token_++;
     by_token_[state->token] = state;
-    state->eds_handle = source_->WatchEndpoints(
-        state->current.mechanism.EdsResourceName(),
-        std::make_shared<EdsWatcher>(weak_from_this(), state->token));
+    state->eds_handle =
+        source_->WatchEndpoints(state->current.mechanism.EdsResourceName(),
+                                NewEdsWatcher(state->token));
   } else {
     StartDns(state);
   }

@@ -114,8 +114,11 @@ class ClusterResolution
                     std::string root, Options options, Callback callback);
 
  private:
-  class CdsWatcher;
-  class EdsWatcher;
+  // Watchers that post their events to Post (resources::PostingWatcher).
+  std::shared_ptr<resources::ResourceWatcher<resources::ClusterResource>>
+  NewCdsWatcher(std::string name, uint64_t token);
+  std::shared_ptr<resources::ResourceWatcher<resources::EndpointResource>>
+  NewEdsWatcher(uint64_t token);
 
   struct ClusterState {
     uint64_t token = 0;  // matches events to this watch

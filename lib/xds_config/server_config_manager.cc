@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/bootstrap/target_resolver.h"
+#include "lib/resources/posting_watcher.h"
 #include "lib/xds_config/xds_client_watch_source.h"
 
 namespace xdsfed {
@@ -50,62 +51,43 @@ bool SameConfig(const ServerConfig& a, const ServerConfig& b) {
 
 }  // namespace
 
-class ServerConfigManager::ListenerWatcher
-    : public ResourceWatcher<resources::Listener> {
- public:
-  explicit ListenerWatcher(std::weak_ptr<ServerConfigManager> owner)
-      : owner_(std::move(owner)) {}
-  void OnChanged(std::shared_ptr<const resources::Listener> value) override {
-    if (auto o = owner_.lock()) {
-      o->Post([o, value = std::move(value)] { o->OnListener(value); });
-    }
-  }
-  void OnError(absl::Status status) override {
-    if (auto o = owner_.lock()) {
-      o->Post([o, status = std::move(status)] { o->OnListenerError(status); });
-    }
-  }
-  void OnDoesNotExist() override {
-    if (auto o = owner_.lock()) {
-      o->Post([o] { o->OnListenerDoesNotExist(); });
-    }
-  }
+// Watchers hold the manager weakly: a manager dropped without Stop() is not
+// kept alive by its watches, and late events find nobody home.
+std::shared_ptr<ResourceWatcher<resources::Listener>>
+ServerConfigManager::NewListenerWatcher() {
+  using Watcher =
+      resources::PostingWatcher<resources::Listener, ServerConfigManager>;
+  return std::make_shared<Watcher>(
+      weak_from_this(), &ServerConfigManager::Post,
+      Watcher::Handlers{
+          [](ServerConfigManager& m,
+             std::shared_ptr<const resources::Listener> value) {
+            m.OnListener(std::move(value));
+          },
+          [](ServerConfigManager& m, absl::Status status) {
+            m.OnListenerError(std::move(status));
+          },
+          [](ServerConfigManager& m) { m.OnListenerDoesNotExist(); }});
+}
 
- private:
-  const std::weak_ptr<ServerConfigManager> owner_;
-};
-
-class ServerConfigManager::RouteWatcher
-    : public ResourceWatcher<resources::RouteConfig> {
- public:
-  RouteWatcher(std::weak_ptr<ServerConfigManager> owner, std::string name,
-               uint64_t token)
-      : owner_(std::move(owner)), name_(std::move(name)), token_(token) {}
-  void OnChanged(std::shared_ptr<const resources::RouteConfig> value) override {
-    if (auto o = owner_.lock()) {
-      o->Post([o, n = name_, t = token_, value = std::move(value)] {
-        o->OnRoute(n, t, value);
-      });
-    }
-  }
-  void OnError(absl::Status status) override {
-    if (auto o = owner_.lock()) {
-      o->Post([o, n = name_, t = token_, status = std::move(status)] {
-        o->OnRouteError(n, t, status);
-      });
-    }
-  }
-  void OnDoesNotExist() override {
-    if (auto o = owner_.lock()) {
-      o->Post([o, n = name_, t = token_] { o->OnRouteDoesNotExist(n, t); });
-    }
-  }
-
- private:
-  const std::weak_ptr<ServerConfigManager> owner_;
-  const std::string name_;
-  const uint64_t token_;
-};
+std::shared_ptr<ResourceWatcher<resources::RouteConfig>>
+ServerConfigManager::NewRouteWatcher(std::string name, uint64_t token) {
+  using Watcher =
+      resources::PostingWatcher<resources::RouteConfig, ServerConfigManager>;
+  return std::make_shared<Watcher>(
+      weak_from_this(), &ServerConfigManager::Post,
+      Watcher::Handlers{
+          [name, token](ServerConfigManager& m,
+                        std::shared_ptr<const resources::RouteConfig> value) {
+            m.OnRoute(name, token, std::move(value));
+          },
+          [name, token](ServerConfigManager& m, absl::Status status) {
+            m.OnRouteError(name, token, std::move(status));
+          },
+          [name, token](ServerConfigManager& m) {
+            m.OnRouteDoesNotExist(name, token);
+          }});
+}
 
 std::shared_ptr<ServerConfigManager> ServerConfigManager::Start(
     std::shared_ptr<WatchSource> source, std::string listener_name,
@@ -114,9 +96,8 @@ std::shared_ptr<ServerConfigManager> ServerConfigManager::Start(
       PrivateTag{}, std::move(source), std::move(listener_name),
       std::move(listening_address), std::move(callback));
   manager->Post([m = manager.get()] {
-    m->listener_watch_ = m->source_->WatchListener(
-        m->listener_name_,
-        std::make_shared<ListenerWatcher>(m->weak_from_this()));
+    m->listener_watch_ =
+        m->source_->WatchListener(m->listener_name_, m->NewListenerWatcher());
   });
   return manager;
 }
@@ -221,9 +202,8 @@ void ServerConfigManager::WatchRds(const std::set<std::string>& names) {
     if (rds_.count(name) != 0) continue;
     RdsState& state = rds_[name];
     state.token = next_token_++;
-    state.handle = source_->WatchRouteConfig(
-        name,
-        std::make_shared<RouteWatcher>(weak_from_this(), name, state.token));
+    state.handle =
+        source_->WatchRouteConfig(name, NewRouteWatcher(name, state.token));
   }
 }
 

@@ -64,8 +64,10 @@ class ServerConfigManager
                       Callback callback);
 
  private:
-  class ListenerWatcher;
-  class RouteWatcher;
+  // Watchers that post their events to Post (resources::PostingWatcher).
+  std::shared_ptr<ResourceWatcher<resources::Listener>> NewListenerWatcher();
+  std::shared_ptr<ResourceWatcher<resources::RouteConfig>> NewRouteWatcher(
+      std::string name, uint64_t token);
   struct RdsState {
     cluster::ClusterDataSource::WatchHandle handle = 0;
     uint64_t token = 0;

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/bootstrap/target_resolver.h"
+#include "lib/resources/posting_watcher.h"
 #include "lib/resources/virtual_host_select.h"
 #include "lib/xds_config/internal/retry_timer_adapter.h"
 #include "lib/xds_config/xds_client_watch_source.h"
@@ -14,59 +15,39 @@ namespace xdsfed {
 namespace xds_config {
 
 // Watchers hold the manager weakly, as the cluster driver's do.
-class XdsDependencyManager::ListenerWatcher
-    : public ResourceWatcher<resources::Listener> {
- public:
-  explicit ListenerWatcher(std::weak_ptr<XdsDependencyManager> owner)
-      : owner_(std::move(owner)) {}
-  void OnChanged(std::shared_ptr<const resources::Listener> value) override {
-    if (auto o = owner_.lock()) {
-      o->Post([o, value = std::move(value)] { o->OnListener(value); });
-    }
-  }
-  void OnError(absl::Status status) override {
-    if (auto o = owner_.lock()) {
-      o->Post([o, status = std::move(status)] { o->OnListenerError(status); });
-    }
-  }
-  void OnDoesNotExist() override {
-    if (auto o = owner_.lock()) {
-      o->Post([o] { o->OnListenerDoesNotExist(); });
-    }
-  }
+std::shared_ptr<ResourceWatcher<resources::Listener>>
+XdsDependencyManager::NewListenerWatcher() {
+  using Watcher =
+      resources::PostingWatcher<resources::Listener, XdsDependencyManager>;
+  return std::make_shared<Watcher>(
+      weak_from_this(), &XdsDependencyManager::Post,
+      Watcher::Handlers{
+          [](XdsDependencyManager& m,
+             std::shared_ptr<const resources::Listener> value) {
+            m.OnListener(std::move(value));
+          },
+          [](XdsDependencyManager& m, absl::Status status) {
+            m.OnListenerError(std::move(status));
+          },
+          [](XdsDependencyManager& m) { m.OnListenerDoesNotExist(); }});
+}
 
- private:
-  const std::weak_ptr<XdsDependencyManager> owner_;
-};
-
-class XdsDependencyManager::RouteWatcher
-    : public ResourceWatcher<resources::RouteConfig> {
- public:
-  RouteWatcher(std::weak_ptr<XdsDependencyManager> owner, uint64_t token)
-      : owner_(std::move(owner)), token_(token) {}
-  void OnChanged(std::shared_ptr<const resources::RouteConfig> value) override {
-    if (auto o = owner_.lock()) {
-      o->Post(
-          [o, t = token_, value = std::move(value)] { o->OnRoute(t, value); });
-    }
-  }
-  void OnError(absl::Status status) override {
-    if (auto o = owner_.lock()) {
-      o->Post([o, t = token_, status = std::move(status)] {
-        o->OnRouteError(t, status);
-      });
-    }
-  }
-  void OnDoesNotExist() override {
-    if (auto o = owner_.lock()) {
-      o->Post([o, t = token_] { o->OnRouteDoesNotExist(t); });
-    }
-  }
-
- private:
-  const std::weak_ptr<XdsDependencyManager> owner_;
-  const uint64_t token_;
-};
+std::shared_ptr<ResourceWatcher<resources::RouteConfig>>
+XdsDependencyManager::NewRouteWatcher(uint64_t token) {
+  using Watcher =
+      resources::PostingWatcher<resources::RouteConfig, XdsDependencyManager>;
+  return std::make_shared<Watcher>(
+      weak_from_this(), &XdsDependencyManager::Post,
+      Watcher::Handlers{
+          [token](XdsDependencyManager& m,
+                  std::shared_ptr<const resources::RouteConfig> value) {
+            m.OnRoute(token, std::move(value));
+          },
+          [token](XdsDependencyManager& m, absl::Status status) {
+            m.OnRouteError(token, std::move(status));
+          },
+          [token](XdsDependencyManager& m) { m.OnRouteDoesNotExist(token); }});
+}
 
 std::shared_ptr<XdsDependencyManager> XdsDependencyManager::Start(
     std::shared_ptr<WatchSource> source, std::string listener_name,
@@ -78,9 +59,8 @@ std::shared_ptr<XdsDependencyManager> XdsDependencyManager::Start(
       PrivateTag{}, std::move(source), std::move(listener_name),
       std::move(data_plane_authority), std::move(options), std::move(callback));
   manager->Post([m = manager.get()] {
-    m->listener_watch_ = m->source_->WatchListener(
-        m->listener_name_,
-        std::make_shared<ListenerWatcher>(m->weak_from_this()));
+    m->listener_watch_ =
+        m->source_->WatchListener(m->listener_name_, m->NewListenerWatcher());
   });
   return manager;
 }
@@ -205,8 +185,8 @@ void XdsDependencyManager::SetRdsName(std::string name) {
   dirty_ = true;
   if (rds_name_.empty()) return;
   rds_token_ = next_generation_++;
-  rds_watch_ = source_->WatchRouteConfig(
-      rds_name_, std::make_shared<RouteWatcher>(weak_from_this(), rds_token_));
+  rds_watch_ =
+      source_->WatchRouteConfig(rds_name_, NewRouteWatcher(rds_token_));
 }
 
 void XdsDependencyManager::OnRoute(

@@ -95,8 +95,10 @@ class XdsDependencyManager
                        Callback callback);
 
  private:
-  class ListenerWatcher;
-  class RouteWatcher;
+  // Watchers that post their events to Post (resources::PostingWatcher).
+  std::shared_ptr<ResourceWatcher<resources::Listener>> NewListenerWatcher();
+  std::shared_ptr<ResourceWatcher<resources::RouteConfig>> NewRouteWatcher(
+      uint64_t token);
   struct Root {
     std::shared_ptr<cluster::ClusterResolution> resolution;
     std::shared_ptr<const ClusterConfig> config;  // null until first update
