@@ -689,11 +689,13 @@ void DataPlane::PublishLocked() {
   ++picker_version_;
   picker_changed_.notify_all();
   // Async picks that can go now.
+  bool stale = false;
   for (auto it = waiters_.begin(); it != waiters_.end();) {
     Waiter& w = *it->second;
-    bool queued = false;
-    PickResult r = TryPick(PickArgs{w.path, w.metadata}, &queued);
-    if (queued) {
+    PickOutcome outcome = PickOutcome::kDone;
+    PickResult r = TryPickOnce(PickArgs{w.path, w.metadata}, &outcome);
+    if (outcome != PickOutcome::kDone) {
+      stale = stale || outcome == PickOutcome::kStale;
       ++it;
       continue;
     }
@@ -701,6 +703,46 @@ void DataPlane::PublishLocked() {
     ready_picks_.emplace_back(std::move(w.done), std::move(r));
     it = waiters_.erase(it);
   }
+  // A waiter's endpoint was found no longer READY (its state is recorded
+  // now): a picker without it, for the waiters still queued.
+  if (stale) {
+    if (republish_depth_ < kMaxRepublish) {
+      ++republish_depth_;
+      RepublishLocked();
+      --republish_depth_;
+    } else {
+      ScheduleApplyLocked();
+    }
+  }
+}
+
+void DataPlane::RepublishLocked() {
+  // A lost connection seldom comes alone (a backend going away closes the
+  // connections of every endpoint it serves): every endpoint the current
+  // pickers use is asked once, so one re-publication leaves them all out
+  // instead of one per pick.
+  for (const auto& [name, lb] : clusters_) {
+    if (lb->current < 0) continue;
+    auto it = lb->children.find(lb->assignments[lb->current].child_name);
+    if (it == lb->children.end()) continue;
+    for (const auto& loc : it->second->localities) {
+      for (const auto& ep : loc.endpoints) {
+        if (ep->state() == Connectivity::kReady) ep->Recheck();
+      }
+    }
+  }
+  RefreshStatesLocked();
+  PublishLocked();
+}
+
+void DataPlane::ScheduleApplyLocked() {
+  if (changes_pending_.exchange(true)) return;
+  options_.timers->RunAfter(absl::ZeroDuration(), [weak = weak_from_this()] {
+    if (auto self = weak.lock()) {
+      self->changes_pending_.store(false);
+      self->ApplyEndpointChanges();
+    }
+  });
 }
 
 void DataPlane::FinishUpdate() {
@@ -717,11 +759,29 @@ void DataPlane::FinishUpdate() {
   for (auto& [done, result] : ready) done(std::move(result));
 }
 
-PickResult DataPlane::TryPick(const PickArgs& args, bool* queued) const {
-  *queued = false;
+PickResult DataPlane::TryPick(const PickArgs& args, bool* queued) {
+  PickOutcome outcome = PickOutcome::kDone;
+  PickResult r = TryPickOnce(args, &outcome);
+  for (int i = 0; outcome == PickOutcome::kStale; ++i) {
+    mu_.Lock();
+    // Unless another pick already replaced the picker that was stale.
+    if (!shutdown_ && std::atomic_load(&picker_) == r.picker) {
+      RepublishLocked();
+    }
+    FinishUpdate();
+    if (i == kMaxRepublish) break;
+    r = TryPickOnce(args, &outcome);
+  }
+  *queued = outcome != PickOutcome::kDone;
+  return r;
+}
+
+PickResult DataPlane::TryPickOnce(const PickArgs& args,
+                                  PickOutcome* outcome) const {
+  *outcome = PickOutcome::kDone;
   std::shared_ptr<const Picker> picker = std::atomic_load(&picker_);
   if (picker == nullptr || !picker->has_config) {
-    *queued = true;
+    *outcome = PickOutcome::kQueued;
     return PickResult();
   }
   if (!picker->status.ok()) {
@@ -755,7 +815,7 @@ PickResult DataPlane::TryPick(const PickArgs& args, bool* queued) const {
   const Picker::Cluster& pc = *it->second;
   switch (pc.mode) {
     case Picker::Cluster::Mode::kQueue:
-      *queued = true;
+      *outcome = PickOutcome::kQueued;
       return PickResult();
     case Picker::Cluster::Mode::kFail:
       return Failed(pc.error);
@@ -769,12 +829,6 @@ PickResult DataPlane::TryPick(const PickArgs& args, bool* queued) const {
       return Failed(absl::UnavailableError(
           absl::StrCat("EDS-configured drop: ", drop.name)));
     }
-  }
-  if (!lrs::StartCallOrRecordDrop(*pc.counter, pc.max_requests,
-                                  pc.drop_stats.get())) {
-    return Failed(absl::UnavailableError(absl::StrCat(
-        "circuit breaker drop: cluster ", pc.counter->cluster(),
-        " has max_concurrent_requests ", pc.max_requests, " in flight")));
   }
   // weighted_target over READY localities, then round robin.
   const Picker::Locality* loc = pc.localities.front().get();
@@ -791,8 +845,23 @@ PickResult DataPlane::TryPick(const PickArgs& args, bool* queued) const {
                            ? 0
                            : loc->next.fetch_add(1, std::memory_order_relaxed) %
                                  loc->ready.size();
+  const std::shared_ptr<Endpoint>& endpoint = loc->ready[index];
+  // C-core queues a pick whose subchannel is no longer connected, before
+  // its call tracker starts: nothing is counted for this attempt.
+  if (endpoint->Recheck() != Connectivity::kReady) {
+    *outcome = PickOutcome::kStale;
+    PickResult stale;
+    stale.picker = std::move(picker);
+    return stale;
+  }
+  if (!lrs::StartCallOrRecordDrop(*pc.counter, pc.max_requests,
+                                  pc.drop_stats.get())) {
+    return Failed(absl::UnavailableError(absl::StrCat(
+        "circuit breaker drop: cluster ", pc.counter->cluster(),
+        " has max_concurrent_requests ", pc.max_requests, " in flight")));
+  }
   PickResult result;
-  result.endpoint = loc->ready[index];
+  result.endpoint = endpoint;
   if (loc->stats != nullptr) loc->stats->AddCallStarted();
   result.tracker = CallTracker(pc.counter, loc->stats);
   result.cluster = it->first;
@@ -810,35 +879,62 @@ PickResult DataPlane::TryPick(const PickArgs& args, bool* queued) const {
   return result;
 }
 
-PickResult DataPlane::Pick(const PickArgs& args, absl::Time deadline) const {
-  bool queued = false;
-  PickResult r = TryPick(args, &queued);
-  if (!queued) return r;
-  MutexLock lock(&mu_);
+PickResult DataPlane::Pick(const PickArgs& args, absl::Time deadline) {
+  PickOutcome outcome = PickOutcome::kDone;
+  PickResult r = TryPickOnce(args, &outcome);
+  if (outcome == PickOutcome::kDone) return r;
+  int republished = 0;
+  mu_.Lock();
   while (true) {
-    if (shutdown_) return Failed(absl::UnavailableError("channel shut down"));
+    if (shutdown_) {
+      FinishUpdate();
+      return Failed(absl::UnavailableError("channel shut down"));
+    }
+    if (outcome == PickOutcome::kStale && republished < kMaxRepublish) {
+      ++republished;
+      // Unless another pick already replaced the stale picker.
+      if (std::atomic_load(&picker_) == r.picker) RepublishLocked();
+    }
     const uint64_t version = picker_version_;
-    r = TryPick(args, &queued);
-    if (!queued) return r;
-    while (picker_version_ == version) {
+    r = TryPickOnce(args, &outcome);
+    if (outcome == PickOutcome::kDone) break;
+    if (outcome == PickOutcome::kStale) {
+      if (republished < kMaxRepublish) continue;
+      ScheduleApplyLocked();
+    }
+    // What a re-publication here made ready (async picks, re-resolution)
+    // runs before this pick waits.
+    if (!ready_picks_.empty() || !reresolve_.empty()) {
+      FinishUpdate();
+      mu_.Lock();
+      if (picker_version_ != version) continue;
+    }
+    bool timed_out = false;
+    while (picker_version_ == version && !timed_out && !shutdown_) {
       if (deadline == absl::InfiniteFuture()) {
         picker_changed_.wait(mu_);
       } else if (picker_changed_.wait_until(mu_,
                                             absl::ToChronoTime(deadline)) ==
                      std::cv_status::timeout &&
                  picker_version_ == version) {
-        return Failed(absl::DeadlineExceededError(
-            "deadline exceeded while waiting for a connecting priority"));
+        timed_out = true;
       }
     }
+    if (timed_out) {
+      FinishUpdate();
+      return Failed(absl::DeadlineExceededError(
+          "deadline exceeded while waiting for a connecting priority"));
+    }
   }
+  FinishUpdate();
+  return r;
 }
 
 void DataPlane::PickAsync(const PickArgs& args, absl::Time deadline,
                           std::function<void(PickResult)> done) {
-  bool queued = false;
-  PickResult r = TryPick(args, &queued);
-  if (!queued) {
+  PickOutcome outcome = PickOutcome::kDone;
+  PickResult r = TryPickOnce(args, &outcome);
+  if (outcome == PickOutcome::kDone) {
     done(std::move(r));
     return;
   }
@@ -855,12 +951,22 @@ void DataPlane::PickAsync(const PickArgs& args, absl::Time deadline,
     w->done(Failed(absl::UnavailableError("channel shut down")));
     return;
   }
-  // A picker published between TryPick and the lock: try again.
-  r = TryPick(PickArgs{w->path, w->metadata}, &queued);
-  if (!queued) {
-    mu_.Unlock();
-    w->done(std::move(r));
-    return;
+  for (int republished = 0;; ++republished) {
+    if (outcome == PickOutcome::kStale) {
+      if (republished == kMaxRepublish) {
+        ScheduleApplyLocked();
+        break;  // waits for the next picker
+      }
+      if (std::atomic_load(&picker_) == r.picker) RepublishLocked();
+    }
+    // A picker published since the last attempt: try again.
+    r = TryPickOnce(PickArgs{w->path, w->metadata}, &outcome);
+    if (outcome == PickOutcome::kDone) {
+      FinishUpdate();
+      w->done(std::move(r));
+      return;
+    }
+    if (outcome == PickOutcome::kQueued) break;
   }
   const uint64_t id = next_token_++;
   if (deadline != absl::InfiniteFuture()) {
@@ -871,7 +977,7 @@ void DataPlane::PickAsync(const PickArgs& args, absl::Time deadline,
                                          });
   }
   waiters_[id] = std::move(w);
-  mu_.Unlock();
+  FinishUpdate();
 }
 
 void DataPlane::OnWaiterDeadline(uint64_t id) {

@@ -125,9 +125,17 @@ class DataPlane : public std::enable_shared_from_this<DataPlane> {
 
   // One attempt: a result, or `*queued` = true when the pick must wait
   // (no config yet, or the chosen priority is connecting).
-  PickResult TryPick(const PickArgs& args, bool* queued) const;
+  //
+  // Re-queue (C-core's client channel queues a pick whose subchannel is no
+  // longer connected): the chosen endpoint is asked for its state right
+  // before the result is made (Endpoint::Recheck); if it is no longer
+  // READY, nothing is counted for it (circuit breaker, load report), the
+  // change is applied at once (a new picker without it) and the pick is
+  // made again. No call has been started at that point, so nothing is ever
+  // re-sent. A failure after the call started is the call's.
+  PickResult TryPick(const PickArgs& args, bool* queued);
   // Waits while queued, until `deadline`.
-  PickResult Pick(const PickArgs& args, absl::Time deadline) const;
+  PickResult Pick(const PickArgs& args, absl::Time deadline);
   // Completes `done` once the pick is no longer queued (maybe inline), or
   // with DEADLINE_EXCEEDED at `deadline`. The args are copied.
   void PickAsync(const PickArgs& args, absl::Time deadline,
@@ -152,6 +160,26 @@ class DataPlane : public std::enable_shared_from_this<DataPlane> {
   struct Picker;
   struct Waiter;
 
+  enum class PickOutcome {
+    kDone,
+    kQueued,
+    // The endpoint chosen was no longer READY (Recheck): pick again on a
+    // picker that knows it.
+    kStale,
+  };
+  // Re-publications one pick (or one publication's waiters) may cause
+  // through stale endpoints before it waits for the next picker instead: a
+  // pick goes to a new endpoint each time, but each re-publication is
+  // O(endpoints), and a mass disconnect must not make picks quadratic.
+  static constexpr int kMaxRepublish = 4;
+
+  PickResult TryPickOnce(const PickArgs& args, PickOutcome* outcome) const;
+  // After a stale pick, under mu_: every endpoint of the current children
+  // rechecked and a new picker at once (RepublishLocked), or the changes
+  // applied on the timer thread once the bound is reached
+  // (ScheduleApplyLocked).
+  void RepublishLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ScheduleApplyLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   static Connectivity ComputeState(const Child& child);
   void UpdateClusterLocked(ClusterLb& lb,
                            std::shared_ptr<const xds_config::ClusterConfig> c)
@@ -209,6 +237,8 @@ class DataPlane : public std::enable_shared_from_this<DataPlane> {
   // own thread, which must not destroy the factory).
   std::shared_ptr<EndpointFactory> factory_ ABSL_GUARDED_BY(mu_);
   uint64_t picker_version_ ABSL_GUARDED_BY(mu_) = 0;
+  // PublishLocked's nesting through stale waiters (kMaxRepublish).
+  int republish_depth_ ABSL_GUARDED_BY(mu_) = 0;
   // A batch of endpoint changes is scheduled (batch_endpoint_changes).
   std::atomic<bool> changes_pending_{false};
   // Read by picks without mu_ (std::atomic_load / atomic_store).

@@ -42,6 +42,14 @@ class Endpoint {
   virtual Connectivity state() const = 0;
   // The channel RPCs to this endpoint use; null for fakes.
   virtual const std::shared_ptr<grpc::Channel>& channel() const = 0;
+  // The state asked of the transport now, for a pick about to use this
+  // endpoint: a connection can be lost before its change notification
+  // reaches the data plane, and a call started then would fail without
+  // reaching a backend (C-core re-queues such a pick). A state other than
+  // READY is recorded as state() (so the next picker leaves the endpoint
+  // out) without running `on_change`: the caller applies it. Default: the
+  // last state observed.
+  virtual Connectivity Recheck() { return state(); }
 
   // A generated stub (or any type constructible from the channel) over this
   // endpoint, made once and kept with the endpoint: generated stubs register

@@ -76,6 +76,19 @@ class GrpcEndpointFactory::Handle : public Endpoint {
   const std::shared_ptr<grpc::Channel>& channel() const override {
     return core_->channel;
   }
+  Connectivity Recheck() override {
+    // GetState(false) reads the channel's state without starting anything,
+    // so it is safe under the data plane's lock; the watch thread asks an
+    // IDLE channel to reconnect when its notification arrives.
+    Connectivity now = FromGrpc(core_->channel->GetState(false));
+    if (now != Connectivity::kReady) {
+      // Only a READY record is corrected: a newer state the watch thread
+      // stored meanwhile wins.
+      Connectivity expected = Connectivity::kReady;
+      core_->state.compare_exchange_strong(expected, now);
+    }
+    return now;
+  }
 
  private:
   const std::shared_ptr<Core> core_;

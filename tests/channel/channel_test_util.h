@@ -22,20 +22,39 @@ namespace xdsfed {
 namespace channel {
 namespace testing {
 
+// Two states: the one notified to the data plane (state()) and the one its
+// transport has now (Recheck()), which differ between a connection's loss
+// and its notification.
 class FakeEndpoint : public Endpoint {
  public:
   FakeEndpoint(std::string address, Connectivity initial)
-      : address_(std::move(address)), state_(initial) {}
+      : address_(std::move(address)), state_(initial), transport_(initial) {}
   const std::string& address() const override { return address_; }
   Connectivity state() const override { return state_.load(); }
   const std::shared_ptr<grpc::Channel>& channel() const override {
     return channel_;
   }
-  void set_state(Connectivity s) { state_.store(s); }
+  Connectivity Recheck() override {
+    rechecks_.fetch_add(1);
+    Connectivity now = transport_.load();
+    if (now != Connectivity::kReady) {
+      Connectivity expected = Connectivity::kReady;
+      state_.compare_exchange_strong(expected, now);
+    }
+    return now;
+  }
+  void set_state(Connectivity s) {
+    transport_.store(s);
+    state_.store(s);
+  }
+  void set_transport_state(Connectivity s) { transport_.store(s); }
+  int rechecks() const { return rechecks_.load(); }
 
  private:
   const std::string address_;
   std::atomic<Connectivity> state_;
+  std::atomic<Connectivity> transport_;
+  std::atomic<int> rechecks_{0};
   std::shared_ptr<grpc::Channel> channel_;
 };
 
@@ -66,6 +85,16 @@ class FakeEndpointFactory : public EndpointFactory {
       notify = it->second.on_change;
     }
     if (notify) notify();
+  }
+  // The connection of a live endpoint changes to `s` but the change is not
+  // notified yet (only Recheck sees it).
+  void SetUnnotified(const std::string& address, Connectivity s) {
+    if (auto e = Get(address)) e->set_transport_state(s);
+  }
+  std::shared_ptr<FakeEndpoint> Get(const std::string& address) {
+    MutexLock lock(&mu_);
+    auto it = live_.find(address);
+    return it == live_.end() ? nullptr : it->second.endpoint.lock();
   }
   bool Alive(const std::string& address) {
     MutexLock lock(&mu_);

@@ -12,6 +12,8 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "tests/channel/channel_test_util.h"
 #include "tests/client/client_test_util.h"
@@ -426,6 +428,145 @@ TEST_F(DataPlaneTest, WaitingPicks) {
   ASSERT_TRUE(r.status.ok()) << r.status;
   EXPECT_EQ(r.endpoint->address(), "a:1");
   EXPECT_EQ(async_result, "a:1");
+}
+
+// Re-queue of a pick whose endpoint is no longer connected (C-core
+// client_channel: "subchannel returned by LB picker has no connected
+// subchannel; queueing pick", before the call tracker starts): the
+// endpoint's connection went (the transport says so, Recheck) but the change
+// has not been notified yet. The pick must not go to it, must not count it,
+// and the change is applied at once: the other READY endpoints take the
+// pick, else the pick waits (the priority is connecting), else the next
+// priority. Each case runs through TryPick, Pick and PickAsync.
+TEST_F(DataPlaneTest, RequeuesPickOfEndpointNoLongerConnected) {
+  enum class Via { kTryPick, kPick, kPickAsync };
+  struct Case {
+    const char* name;
+    std::vector<std::vector<std::string>> priorities;  // one locality each
+    std::vector<std::pair<std::string, C>> lost;       // unnotified
+    std::string want;           // the endpoint picked, or "QUEUED"
+    std::string want_recorded;  // lost[0]'s state() after the pick
+    int want_current;           // the cluster's priority after the pick
+  };
+  const std::vector<Case> cases = {
+      {"another READY endpoint takes the pick (round_robin)",
+       {{"a:1", "b:1"}},
+       {{"a:1", C::kIdle}},
+       "b:1",
+       "IDLE",
+       0},
+      {"the only endpoint reconnecting: the pick waits",
+       {{"a:1"}},
+       {{"a:1", C::kConnecting}},
+       "QUEUED",
+       "CONNECTING",
+       0},
+      {"the only endpoint refused: next priority (A37 failover)",
+       {{"a:1"}, {"b:1"}},
+       {{"a:1", C::kTransientFailure}},
+       "b:1",
+       "TRANSIENT_FAILURE",
+       1},
+      {"still READY: picked",
+       {{"a:1"}, {"b:1"}},
+       {{"a:1", C::kReady}},
+       "a:1",
+       "READY",
+       0},
+      {"eight endpoints lost at once: one sweep, then p1",
+       {{"e:0", "e:1", "e:2", "e:3", "e:4", "e:5", "e:6", "e:7"}, {"b:1"}},
+       {{"e:0", C::kTransientFailure},
+        {"e:1", C::kTransientFailure},
+        {"e:2", C::kTransientFailure},
+        {"e:3", C::kTransientFailure},
+        {"e:4", C::kTransientFailure},
+        {"e:5", C::kTransientFailure},
+        {"e:6", C::kTransientFailure},
+        {"e:7", C::kTransientFailure}},
+       "b:1",
+       "TRANSIENT_FAILURE",
+       1},
+  };
+  for (const Case& c : cases) {
+    for (Via via : {Via::kTryPick, Via::kPick, Via::kPickAsync}) {
+      SCOPED_TRACE(absl::StrCat(c.name, " via ", static_cast<int>(via)));
+      Start(C::kReady);
+      std::vector<std::vector<testing::TestLocality>> priorities;
+      for (const auto& addresses : c.priorities) {
+        priorities.push_back({{"z", 1, addresses}});
+      }
+      dp_->Update(
+          Config({{"/", "c"}}, {Cluster("c", {EdsLeaf("c", priorities)})}));
+      for (const auto& [address, state] : c.lost) {
+        factory_->SetUnnotified(address, state);
+      }
+      // Twice: round robin starts at a random endpoint, so two picks reach
+      // the lost one whichever it is.
+      std::vector<std::string> got;
+      for (int i = 0; i < 2; ++i) {
+        switch (via) {
+          case Via::kTryPick:
+            got.push_back(PickOnce());
+            break;
+          case Via::kPick: {
+            PickResult r =
+                dp_->Pick({"/s/M", {}}, absl::Now() + absl::Milliseconds(20));
+            if (r.status.code() == absl::StatusCode::kDeadlineExceeded) {
+              got.push_back("QUEUED");
+            } else if (r.status.ok()) {
+              got.push_back(r.endpoint->address());
+              EXPECT_EQ(counters_.GetOrCreate("c", "")->Load(), 1u);
+              r.tracker.Finish(true);
+            } else {
+              got.push_back(r.status.ToString());
+            }
+            break;
+          }
+          case Via::kPickAsync: {
+            auto result = std::make_shared<std::string>("QUEUED");
+            dp_->PickAsync({"/s/M", {}}, absl::InfiniteFuture(),
+                           [result](PickResult r) {
+                             *result = r.status.ok() ? r.endpoint->address()
+                                                     : r.status.ToString();
+                           });
+            got.push_back(*result);
+            break;
+          }
+        }
+      }
+      EXPECT_EQ(absl::StrJoin(got, ","), absl::StrCat(c.want, ",", c.want));
+      EXPECT_EQ(ConnectivityName(factory_->Get(c.lost[0].first)->state()),
+                c.want_recorded);
+      EXPECT_EQ(dp_->DebugState()["c"].substr(0, 9),
+                absl::StrCat("current=", c.want_current));
+      // Nothing counted for a re-queued pick (the circuit breaker's
+      // in-flight count is back to 0 once the picks are finished).
+      EXPECT_EQ(counters_.GetOrCreate("c", "")->Load(), 0u);
+      dp_->Shutdown();
+    }
+  }
+}
+
+// A lost endpoint is asked once per pick that chooses it; once the change
+// is applied, picks no longer choose it (no recheck of it at all).
+TEST_F(DataPlaneTest, RecheckOncePerPickOfTheEndpoint) {
+  Start(C::kReady);
+  dp_->Update(
+      Config({{"/", "c"}},
+             {Cluster("c", {EdsLeaf("c", {{{"z", 1, {"a:1", "b:1"}}}})})}));
+  auto counts = Count(10);
+  EXPECT_EQ(counts["a:1"], 5);
+  EXPECT_EQ(factory_->Get("a:1")->rechecks(), 5);
+  factory_->SetUnnotified("a:1", C::kTransientFailure);
+  counts = Count(10);
+  EXPECT_EQ(counts["b:1"], 10);
+  EXPECT_LE(factory_->Get("a:1")->rechecks(), 6);
+  // The notification arriving later changes nothing.
+  factory_->Set("a:1", C::kTransientFailure);
+  EXPECT_EQ(Count(10)["b:1"], 10);
+  // Reconnected: back in the rotation.
+  factory_->Set("a:1", C::kReady);
+  EXPECT_EQ(Count(10)["a:1"], 5);
 }
 
 // Issue 13 "Done when": picks from 8 threads while updates (endpoint lists,
