@@ -7,10 +7,13 @@
 #include <set>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
 #include "envoy/config/listener/v3/listener_components.pb.h"
 #include "lib/base/validation_errors.h"
 
@@ -76,22 +79,77 @@ std::string CidrListString(const std::vector<CidrRange>& list) {
 }
 
 // One normalized matcher: a single value (or "absent") per field (A36).
-using NormalizedMatcher =
-    std::tuple<std::optional<uint32_t>,     // destination_port
-               std::optional<std::string>,  // prefix_ranges entry
-               std::optional<std::string>,  // server_names entry
-               std::string,                 // transport_protocol
-               std::optional<std::string>,  // application_protocols entry
-               int,                         // source_type
-               std::optional<std::string>,  // source_prefix_ranges entry
-               std::optional<uint32_t>>;    // source_ports entry
+// The values are pointers into the chain's FilterChainMatch (which outlives
+// the set), compared and hashed by what they point to: no string is built
+// per matcher (a 1,000-chain Listener checks 1,000 of them).
+struct NormalizedMatcher {
+  std::optional<uint32_t> destination_port;
+  const CidrRange* prefix_range;  // null: absent
+  const std::string* server_name;
+  const std::string* transport_protocol;  // never null
+  const std::string* application_protocol;
+  int source_type;
+  const CidrRange* source_prefix_range;
+  std::optional<uint32_t> source_port;
 
-template <typename T, typename F>
-std::vector<std::optional<std::string>> OrAbsent(const std::vector<T>& list,
-                                                 F to_string) {
-  std::vector<std::optional<std::string>> out;
-  if (list.empty()) out.push_back(std::nullopt);
-  for (const T& item : list) out.push_back(to_string(item));
+  bool operator==(const NormalizedMatcher& o) const {
+    return destination_port == o.destination_port &&
+           SameCidr(prefix_range, o.prefix_range) &&
+           SameString(server_name, o.server_name) &&
+           *transport_protocol == *o.transport_protocol &&
+           SameString(application_protocol, o.application_protocol) &&
+           source_type == o.source_type &&
+           SameCidr(source_prefix_range, o.source_prefix_range) &&
+           source_port == o.source_port;
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const NormalizedMatcher& m) {
+    h = CombinePort(std::move(h), m.destination_port);
+    h = CombineCidr(std::move(h), m.prefix_range);
+    h = CombineString(std::move(h), m.server_name);
+    h = H::combine(std::move(h), *m.transport_protocol);
+    h = CombineString(std::move(h), m.application_protocol);
+    h = H::combine(std::move(h), m.source_type);
+    h = CombineCidr(std::move(h), m.source_prefix_range);
+    return CombinePort(std::move(h), m.source_port);
+  }
+
+ private:
+  // A CIDR's canonical text and length identify it (the text fixes the
+  // family).
+  static bool SameCidr(const CidrRange* a, const CidrRange* b) {
+    if (a == nullptr || b == nullptr) return a == b;
+    return a->address_prefix == b->address_prefix &&
+           a->prefix_len == b->prefix_len;
+  }
+  static bool SameString(const std::string* a, const std::string* b) {
+    if (a == nullptr || b == nullptr) return a == b;
+    return *a == *b;
+  }
+  // (This Abseil hashes no std::optional: presence, then the value.)
+  template <typename H>
+  static H CombinePort(H h, const std::optional<uint32_t>& port) {
+    if (!port.has_value()) return H::combine(std::move(h), false);
+    return H::combine(std::move(h), true, *port);
+  }
+  template <typename H>
+  static H CombineCidr(H h, const CidrRange* c) {
+    if (c == nullptr) return H::combine(std::move(h), false);
+    return H::combine(std::move(h), true, c->address_prefix, c->prefix_len);
+  }
+  template <typename H>
+  static H CombineString(H h, const std::string* s) {
+    if (s == nullptr) return H::combine(std::move(h), false);
+    return H::combine(std::move(h), true, *s);
+  }
+};
+
+// Pointers to a list's entries, or one null for an empty list ("absent").
+template <typename T>
+absl::InlinedVector<const T*, 1> OrAbsent(const std::vector<T>& list) {
+  absl::InlinedVector<const T*, 1> out;
+  if (list.empty()) out.push_back(nullptr);
+  for (const T& item : list) out.push_back(&item);
   return out;
 }
 
@@ -107,30 +165,30 @@ size_t SaturatingProduct(std::initializer_list<size_t> sizes) {
 }
 
 // Adds chain `m`'s normalized matchers to `seen`; false on the first one
-// already present.
+// already present. `m` must outlive `seen`.
 bool AddNormalizedMatchers(const FilterChainMatch& m,
                            absl::flat_hash_set<NormalizedMatcher>* seen) {
-  auto cidr = [](const CidrRange& c) { return c.ToString(); };
-  auto same = [](const std::string& s) { return s; };
-  const auto dests = OrAbsent(m.prefix_ranges, cidr);
-  const auto servers = OrAbsent(m.server_names, same);
-  const auto apps = OrAbsent(m.application_protocols, same);
-  const auto sources = OrAbsent(m.source_prefix_ranges, cidr);
-  std::vector<std::optional<uint32_t>> ports;
+  const auto dests = OrAbsent(m.prefix_ranges);
+  const auto servers = OrAbsent(m.server_names);
+  const auto apps = OrAbsent(m.application_protocols);
+  const auto sources = OrAbsent(m.source_prefix_ranges);
+  absl::InlinedVector<std::optional<uint32_t>, 1> ports;
   if (m.source_ports.empty()) ports.push_back(std::nullopt);
   // Source port 0 (no TCP peer has it) is the lookup's "any port" key, as
   // in C-core and Envoy: [0] and no ports are the same matcher.
   for (uint32_t p : m.source_ports) {
     ports.push_back(p == 0 ? std::nullopt : std::optional<uint32_t>(p));
   }
-  for (const auto& dest : dests) {
-    for (const auto& server : servers) {
-      for (const auto& app : apps) {
-        for (const auto& source : sources) {
+  for (const CidrRange* dest : dests) {
+    for (const std::string* server : servers) {
+      for (const std::string* app : apps) {
+        for (const CidrRange* source : sources) {
           for (const auto& port : ports) {
-            if (!seen->emplace(m.destination_port, dest, server,
-                               m.transport_protocol, app,
-                               static_cast<int>(m.source_type), source, port)
+            if (!seen->insert(NormalizedMatcher{m.destination_port, dest,
+                                                server, &m.transport_protocol,
+                                                app,
+                                                static_cast<int>(m.source_type),
+                                                source, port})
                      .second) {
               return false;
             }
@@ -155,13 +213,11 @@ struct InternalDestination {
 void AddToDestination(const FilterChainMatch& m, size_t index,
                       InternalDestination* dest) {
   auto& by_source = dest->source_types[static_cast<size_t>(m.source_type)];
-  std::vector<std::optional<CidrRange>> sources;
-  if (m.source_prefix_ranges.empty()) sources.push_back(std::nullopt);
-  for (const CidrRange& c : m.source_prefix_ranges) sources.push_back(c);
-  for (const auto& source : sources) {
-    InternalSourceIp& entry =
-        by_source[source.has_value() ? source->ToString() : ""];
-    entry.prefix_range = source;
+  for (const CidrRange* source : OrAbsent(m.source_prefix_ranges)) {
+    auto [it, added] = by_source.try_emplace(
+        source != nullptr ? source->ToString() : std::string());
+    InternalSourceIp& entry = it->second;
+    if (added && source != nullptr) entry.prefix_range = *source;
     if (m.source_ports.empty()) {
       entry.ports.emplace(0, index);
     } else {
@@ -325,14 +381,11 @@ FilterChainMap BuildFilterChainMap(
   // chosen first, and finding nothing below it means "no match" (Envoy).
   // Within a destination, once a chain names transport_protocol
   // "raw_buffer", chains that leave it empty are less specific and unused.
-  auto dest_keys = [](const FilterChainMatch& m) {
-    std::vector<std::optional<CidrRange>> keys;
-    if (m.prefix_ranges.empty()) keys.push_back(std::nullopt);
-    for (const CidrRange& c : m.prefix_ranges) keys.push_back(c);
-    return keys;
+  const auto dest_keys = [](const FilterChainMatch& m) {
+    return OrAbsent(m.prefix_ranges);
   };
-  auto key_text = [](const std::optional<CidrRange>& c) {
-    return c.has_value() ? c->ToString() : std::string();
+  const auto key_text = [](const CidrRange* c) {
+    return c != nullptr ? c->ToString() : std::string();
   };
   std::set<std::string> raw_buffer_dests;
   for (const auto& m : matches) {
@@ -340,7 +393,7 @@ FilterChainMap BuildFilterChainMap(
         !m->server_names.empty() || m->transport_protocol != "raw_buffer") {
       continue;
     }
-    for (const auto& key : dest_keys(*m)) {
+    for (const CidrRange* key : dest_keys(*m)) {
       raw_buffer_dests.insert(key_text(key));
     }
   }
@@ -348,22 +401,23 @@ FilterChainMap BuildFilterChainMap(
   for (size_t i = 0; i < matches.size(); ++i) {
     const auto& m = matches[i];
     if (!m.has_value() || m->destination_port.has_value()) continue;
-    for (const auto& key : dest_keys(*m)) {
-      InternalDestination& dest = dests[key_text(key)];
-      dest.prefix_range = key;
-      if (!m->CanMatch()) continue;
-      if (m->transport_protocol.empty() &&
-          raw_buffer_dests.count(key_text(key)) > 0) {
-        continue;
-      }
-      AddToDestination(*m, i, &dest);
+    for (const CidrRange* key : dest_keys(*m)) {
+      std::string text = key_text(key);
+      const bool unused =
+          m->transport_protocol.empty() && raw_buffer_dests.count(text) > 0;
+      auto [it, added] = dests.try_emplace(std::move(text));
+      if (added && key != nullptr) it->second.prefix_range = *key;
+      if (!m->CanMatch() || unused) continue;
+      AddToDestination(*m, i, &it->second);
     }
   }
   FilterChainMap out;
+  out.destination_ips.reserve(dests.size());
   for (auto& [key, dest] : dests) {
     FilterChainMap::DestinationIp d;
     d.prefix_range = std::move(dest.prefix_range);
     for (size_t t = 0; t < 3; ++t) {
+      d.source_types[t].reserve(dest.source_types[t].size());
       for (auto& [source_key, source] : dest.source_types[t]) {
         d.source_types[t].push_back(
             {std::move(source.prefix_range), std::move(source.ports)});
