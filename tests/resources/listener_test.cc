@@ -11,6 +11,7 @@
 #include "envoy/config/listener/v3/listener.pb.h"
 #include "envoy/extensions/filters/http/router/v3/router.pb.h"
 #include "envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager.pb.h"
+#include "envoy/extensions/transport_sockets/tls/v3/tls.pb.h"
 #include "gtest/gtest.h"
 #include "lib/resources/resource_type.h"
 
@@ -21,6 +22,7 @@ namespace {
 namespace listener_pb = envoy::config::listener::v3;
 namespace hcm_pb =
     envoy::extensions::filters::network::http_connection_manager::v3;
+namespace tls_pb = envoy::extensions::transport_sockets::tls::v3;
 using envoy::extensions::filters::http::router::v3::Router;
 
 constexpr char kHcmValue[] =
@@ -623,6 +625,40 @@ TEST(ListenerTest, RepeatedChainBytesDecodeOnceWithTheirOwnErrors) {
   EXPECT_NE(error.find("field:filter_chains[1].filters[0].typed_config"),
             std::string::npos)
       << error;
+}
+
+// The repeat key covers the transport socket too: chains with one
+// HttpConnectionManager and different DownstreamTlsContexts keep their own
+// TLS settings (A36 per-chain credentials), and a repeated pair is a repeat.
+TEST(ListenerTest, RepeatedFiltersWithOtherTlsKeepTheirOwnTls) {
+  listener_pb::Listener l = ServerListenerProto();
+  const char* const kInstances[] = {"a", "b", "a"};
+  for (int i = 0; i < 3; ++i) {
+    listener_pb::FilterChain* c = l.add_filter_chains();
+    *c = Chain();
+    AddCidr(c->mutable_filter_chain_match()->mutable_source_prefix_ranges(),
+            "10.0.0." + std::to_string(i + 1), 32);
+    tls_pb::DownstreamTlsContext tls;
+    auto* identity = tls.mutable_common_tls_context()
+                         ->mutable_tls_certificate_provider_instance();
+    identity->set_instance_name(kInstances[i]);
+    c->mutable_transport_socket()->set_name("tls");
+    c->mutable_transport_socket()->mutable_typed_config()->PackFrom(tls);
+  }
+  DecodeResult r = DecodeProto(l);
+  ASSERT_TRUE(r.value.ok()) << r.value.status();
+  const auto& server = std::get<ServerListener>(ValueOf(r).listener);
+  ASSERT_EQ(server.filter_chains.size(), 4u);
+  EXPECT_FALSE(server.filter_chains[0].tls.has_value());
+  for (size_t i = 1; i < 4; ++i) {
+    ASSERT_TRUE(server.filter_chains[i].tls.has_value()) << i;
+    EXPECT_EQ(server.filter_chains[i].tls->identity.instance_name,
+              kInstances[i - 1])
+        << i;
+  }
+  EXPECT_NE(server.filter_chains[2].downstream_tls_context,
+            server.filter_chains[1].downstream_tls_context);
+  EXPECT_EQ(server.filter_chains[3], server.filter_chains[1]);
 }
 
 TEST(ListenerTest, ServerErrors) {
