@@ -732,7 +732,24 @@ void XdsClient::Impl::OnRecvMessage(uint64_t server_key, uint64_t call_gen,
   resources::DecodeContext context;
   context.federation = bootstrap_->federation();
   context.certificate_provider_instances = &certificate_provider_instances_;
-  decoded = DecodeResources(*response, *type, context, &arena);
+  // What the cache holds for a name, for a type that decodes only what an
+  // update changed (resources::ResourceType::DecodeUpdate; only RDS asks).
+  // The bytes are copied (~0.6 MB for 10,000 virtual hosts, far less than
+  // decoding them) because the decode runs without mu_; sharing them instead
+  // cost every cached resource of every type an allocation per update.
+  const resources::PreviousLookup previous = [this,
+                                              tid](absl::string_view name) {
+    resources::PreviousResource held;
+    MutexLock lock(&mu_);
+    const Entry* entry = cache_.Find(tid, name);
+    if (entry != nullptr && entry->value() != nullptr) {
+      held.value = entry->value();
+      held.serialized =
+          std::make_shared<const std::string>(entry->serialized());
+    }
+    return held;
+  };
+  decoded = DecodeResources(*response, *type, context, &arena, &previous);
   // Apply step, under mu_. The events of one call never overlap, so the
   // call is still current unless the channel was released meanwhile.
   {

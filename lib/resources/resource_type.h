@@ -75,6 +75,16 @@ struct DecodeResult {
   absl::StatusOr<std::shared_ptr<const ResourceData>> value;
 };
 
+// What a client holds for a resource name: the accepted value and the
+// serialized bytes it was accepted from (bytes that decode to a value equal
+// to it). Both null when it holds none.
+struct PreviousResource {
+  std::shared_ptr<const ResourceData> value;
+  std::shared_ptr<const std::string> serialized;
+};
+// Called with the name a resource's bytes carry; may take the caller's lock.
+using PreviousLookup = std::function<PreviousResource(absl::string_view name)>;
+
 class ResourceType {
  public:
   virtual ~ResourceType() = default;
@@ -97,6 +107,16 @@ class ResourceType {
   // Never crashes on any input.
   virtual DecodeResult Decode(const DecodeContext& context,
                               absl::string_view serialized) const = 0;
+  // Decode for a client that holds earlier values: the result is Decode's,
+  // except that a value equal to `previous(name).value` may be returned as
+  // that same pointer. A type may use the previous bytes to skip decoding
+  // what did not change (RouteConfiguration: the virtual hosts whose bytes
+  // are the same); this default ignores them.
+  virtual DecodeResult DecodeUpdate(const DecodeContext& context,
+                                    absl::string_view serialized,
+                                    const PreviousLookup& /*previous*/) const {
+    return Decode(context, serialized);
+  }
 
   // The validated value as JSON (what `xdsfed validate` and `xdsfed watch`
   // print under "resource"); null JSON for a value of another type.
@@ -169,7 +189,8 @@ class XdsResourceType : public ResourceType {
   bool Equal(const ResourceData* a, const ResourceData* b) const final {
     const T* va = Cast(a);
     const T* vb = Cast(b);
-    return va != nullptr && vb != nullptr && *va == *vb;
+    // The same value (DecodeUpdate's unchanged result) needs no comparing.
+    return va != nullptr && vb != nullptr && (va == vb || *va == *vb);
   }
 
  protected:

@@ -501,6 +501,40 @@ class RouteConfigType final : public XdsResourceType<RouteConfig> {
   absl::string_view short_name() const override { return "RouteConfiguration"; }
   bool all_resources_required_in_sotw() const override { return false; }
 
+  // An update usually changes a few of many virtual hosts: the hosts whose
+  // bytes are those of the held value's host at the same index are not
+  // decoded again (route_config_fast.h), and an update equal to the held
+  // value returns it.
+  DecodeResult DecodeUpdate(const DecodeContext& context,
+                            absl::string_view serialized,
+                            const PreviousLookup& previous) const override {
+    absl::string_view peeked;
+    if (!internal::PeekRouteConfigName(serialized, &peeked) || peeked.empty()) {
+      return Decode(context, serialized);
+    }
+    PreviousResource held = previous(peeked);
+    const RouteConfig* old = Cast(held.value.get());
+    if (old == nullptr || held.serialized == nullptr) {
+      return Decode(context, serialized);
+    }
+    DecodeResult result;
+    RouteConfig config;
+    switch (internal::FastDecodeRouteConfigUpdate(serialized, *old,
+                                                  *held.serialized, &config)) {
+      case internal::RouteConfigUpdate::kUnchanged:
+        result.name = old->name;
+        result.value = std::move(held.value);
+        return result;
+      case internal::RouteConfigUpdate::kDecoded:
+        result.name = config.name;
+        result.value = Wrap(std::move(config));
+        return result;
+      case internal::RouteConfigUpdate::kGaveUp:
+        break;
+    }
+    return Decode(context, serialized);
+  }
+
  protected:
   absl::StatusOr<RouteConfig> DecodeValue(const DecodeContext& /*context*/,
                                           absl::string_view serialized,

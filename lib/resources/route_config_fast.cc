@@ -733,6 +733,65 @@ bool ParseVirtualHost(absl::string_view bytes, VirtualHost* out) {
   return !out->routes.empty();
 }
 
+// ------------------------------------------------------- the top level
+
+// envoy.config.route.v3.RouteConfiguration {string name = 1; repeated
+// VirtualHost virtual_hosts = 2; repeated ClusterSpecifierPlugin
+// cluster_specifier_plugins = 12;}, as the fast path takes it: the name read
+// once, no cluster_specifier_plugins. Calls on_host with each virtual host's
+// bytes, in order; false to give up.
+template <typename OnHost>
+bool ReadTopLevel(absl::string_view serialized, absl::string_view* name,
+                  OnHost on_host) {
+  Seen seen;
+  *name = {};
+  return ForEachField(serialized, [&](Reader& r, const Tag& tag) {
+    absl::string_view v;
+    switch (tag.field) {
+      case 1:
+        return SingularString(&r, tag, &seen, name);
+      case 2:
+        return tag.type == kLengthDelimited && r.ReadBytes(&v) && on_host(v);
+      case 12:
+        return false;
+      default:
+        return r.Skip(tag.type);
+    }
+  });
+}
+
+// The virtual hosts of an accepted configuration's bytes, in order: the
+// i-th is the bytes of the value's virtual_hosts[i] (both decoders keep one
+// host per occurrence of the field, and accept no value that drops one).
+class HostCursor {
+ public:
+  explicit HostCursor(absl::string_view serialized) : r_(serialized) {}
+
+  // False at the end, or on bytes the reader refuses (give up: failed()).
+  bool Next(absl::string_view* host) {
+    while (!r_.done()) {
+      Tag tag;
+      if (!r_.ReadTag(&tag)) return Fail();
+      if (tag.field == 2) {
+        if (tag.type != kLengthDelimited || !r_.ReadBytes(host)) return Fail();
+        return true;
+      }
+      if (!r_.Skip(tag.type)) return Fail();
+    }
+    return false;
+  }
+  bool failed() const { return failed_; }
+
+ private:
+  bool Fail() {
+    failed_ = true;
+    return false;
+  }
+
+  Reader r_;
+  bool failed_ = false;
+};
+
 // ------------------------------------------------- descriptor self-check
 
 std::vector<std::string> ComputeMismatches() {
@@ -905,6 +964,80 @@ bool FastDecodeRouteConfig(absl::string_view serialized, RouteConfig* out) {
         return r.Skip(tag.type);
     }
   });
+}
+
+RouteConfigUpdate FastDecodeRouteConfigUpdate(
+    absl::string_view serialized, const RouteConfig& previous,
+    absl::string_view previous_serialized, RouteConfig* out) {
+  using Result = RouteConfigUpdate;
+  if (serialized.size() > (size_t{1} << 30)) return Result::kGaveUp;
+  static const bool kAvailable = RouteConfigFastPathAvailable();
+  if (!kAvailable) return Result::kGaveUp;
+  const std::vector<VirtualHost>& old_hosts = previous.virtual_hosts;
+  // First the bytes alone: which hosts differ from the previous host at
+  // their index (or have none there). When most do, decoding them all in one
+  // pass (FastDecodeRouteConfig) is cheaper than decoding them here and
+  // copying the rest: give up as soon as more than half of the hosts so far
+  // (past the first few) changed.
+  HostCursor cursor(previous_serialized);
+  std::vector<std::pair<size_t, absl::string_view>> changed;
+  size_t hosts = 0;
+  absl::string_view name;
+  const bool read = ReadTopLevel(serialized, &name, [&](absl::string_view v) {
+    const size_t index = hosts++;
+    if (index < old_hosts.size()) {
+      absl::string_view old;
+      if (!cursor.Next(&old)) return false;  // fewer than the value has
+      if (old == v) return true;             // the same bytes: the same host
+    }
+    changed.emplace_back(index, v);
+    return changed.size() <= 8 + hosts / 2;
+  });
+  if (!read) return Result::kGaveUp;
+  // The previous bytes must hold exactly the value's hosts, or the two do
+  // not belong together.
+  absl::string_view rest;
+  for (size_t i = hosts; i < old_hosts.size(); ++i) {
+    if (!cursor.Next(&rest)) return Result::kGaveUp;
+  }
+  if (cursor.Next(&rest) || cursor.failed()) return Result::kGaveUp;
+  // Then the changed hosts, decoded.
+  std::vector<VirtualHost> decoded(changed.size());
+  bool equal = hosts == old_hosts.size() && name == previous.name;
+  for (size_t i = 0; i < changed.size(); ++i) {
+    if (!ParseVirtualHost(changed[i].second, &decoded[i])) {
+      return Result::kGaveUp;
+    }
+    const size_t index = changed[i].first;
+    equal = equal && index < old_hosts.size() && decoded[i] == old_hosts[index];
+  }
+  if (equal) return Result::kUnchanged;
+  *out = RouteConfig();
+  SetString(&out->name, name);
+  out->virtual_hosts.reserve(hosts);
+  size_t next = 0;
+  for (size_t i = 0; i < hosts; ++i) {
+    if (next < changed.size() && changed[next].first == i) {
+      out->virtual_hosts.push_back(std::move(decoded[next++]));
+    } else {
+      out->virtual_hosts.push_back(old_hosts[i]);
+    }
+  }
+  return Result::kDecoded;
+}
+
+bool PeekRouteConfigName(absl::string_view serialized,
+                         absl::string_view* name) {
+  Reader r(serialized);
+  while (!r.done()) {
+    Tag tag;
+    if (!r.ReadTag(&tag)) return false;
+    if (tag.field == 1 && tag.type == kLengthDelimited) {
+      return r.ReadString(name);
+    }
+    if (!r.Skip(tag.type)) return false;
+  }
+  return false;
 }
 
 bool RouteConfigFastPathAvailable() { return Mismatches().empty(); }

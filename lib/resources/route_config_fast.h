@@ -42,6 +42,27 @@ namespace internal {
 // *out is then unspecified.
 bool FastDecodeRouteConfig(absl::string_view serialized, RouteConfig* out);
 
+// An update decoded against the value a client already holds (what
+// RouteConfigResourceType().DecodeUpdate runs). `previous` must equal the
+// value `previous_serialized` decodes to (an accepted value and its bytes,
+// as the XdsClient's cache keeps them). A virtual host of `serialized` whose
+// bytes equal those of the previous bytes' host at the same index is that
+// host (a host's value depends on its bytes alone), so only the others are
+// read, by the fast path. Same one-sided contract as FastDecodeRouteConfig:
+enum class RouteConfigUpdate {
+  kGaveUp,     // the caller runs the full decode
+  kUnchanged,  // `serialized` decodes to a value equal to `previous`
+  kDecoded,    // *out is the value `serialized` decodes to
+};
+RouteConfigUpdate FastDecodeRouteConfigUpdate(
+    absl::string_view serialized, const RouteConfig& previous,
+    absl::string_view previous_serialized, RouteConfig* out);
+
+// The name a serialized RouteConfiguration carries (its first name field),
+// to look up the previous value before decoding; false if the bytes do not
+// read that far.
+bool PeekRouteConfigName(absl::string_view serialized, absl::string_view* name);
+
 // Whether the fast path is in use. It turns itself off (FastDecodeRouteConfig
 // always returns false) if the generated messages' fields differ from those
 // it was written for, checked once against their descriptors, so editing

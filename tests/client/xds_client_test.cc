@@ -489,6 +489,84 @@ TEST(XdsClientTest, NackKeepsLastGoodValue) {
   EXPECT_THAT(w2->events(), ElementsAre("changed:x"));
 }
 
+// A type that decodes updates against what the client holds
+// (resources::ResourceType::DecodeUpdate, as RouteConfiguration does): it
+// records what the client handed it ("none", or "<value>@own-bytes" when the
+// held bytes are that value's), and returns the held value for the same
+// bytes.
+class PreviousRecordingType : public FakeType {
+ public:
+  PreviousRecordingType() : FakeType(kRdsUrl, "RouteConfiguration", false) {}
+  resources::DecodeResult DecodeUpdate(
+      const resources::DecodeContext& context, absl::string_view bytes,
+      const resources::PreviousLookup& previous) const override {
+    envoy::config::core::v3::Node node;
+    if (!node.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+      return Decode(context, bytes);
+    }
+    resources::PreviousResource held = previous(node.id());
+    const FakeValue* value = Cast(held.value.get());
+    std::string seen = "none";
+    if (value != nullptr) {
+      const bool own =
+          held.serialized != nullptr &&
+          *held.serialized == SerializeFake({node.id(), value->value});
+      seen = absl::StrCat(value->value, own ? "@own-bytes" : "@other-bytes");
+    }
+    {
+      MutexLock lock(&mu_);
+      seen_.push_back(seen);
+    }
+    if (held.serialized != nullptr && *held.serialized == bytes) {
+      resources::DecodeResult same;
+      same.name = node.id();
+      same.value = std::move(held.value);
+      return same;
+    }
+    return Decode(context, bytes);
+  }
+  std::vector<std::string> TakeSeen() const {
+    MutexLock lock(&mu_);
+    std::vector<std::string> out;
+    out.swap(seen_);
+    return out;
+  }
+
+ private:
+  mutable Mutex mu_;
+  mutable std::vector<std::string> seen_ ABSL_GUARDED_BY(mu_);
+};
+
+TEST(XdsClientTest, DecodeUpdateGetsTheHeldValueAndItsBytes) {
+  // The cache's last accepted value and the bytes it came from, also across
+  // a NACK (which keeps both); an update returned as the held value is
+  // ACKed with its version and tells no watcher.
+  PreviousRecordingType type;
+  Harness h;
+  auto w = h.Watch(type, "r1");
+  FakeCall* ads = h.factory->Call(0);
+  ads->Respond(MakeResponse(kRdsUrl, "v1", "n1", {{"r1", "x"}}));
+  EXPECT_THAT(type.TakeSeen(), ElementsAre("none"));
+  EXPECT_THAT(w->TakeEvents(), ElementsAre("changed:x"));
+  ads->Respond(MakeResponse(kRdsUrl, "v2", "n2", {{"r1", "x"}}));
+  EXPECT_THAT(type.TakeSeen(), ElementsAre("x@own-bytes"));
+  EXPECT_THAT(w->TakeEvents(), IsEmpty());
+  EXPECT_EQ(ads->LastRequest().version_info(), "v2");
+  ads->Respond(MakeResponse(kRdsUrl, "v3", "n3", {{"r1", "y"}}));
+  EXPECT_THAT(type.TakeSeen(), ElementsAre("x@own-bytes"));
+  EXPECT_THAT(w->TakeEvents(), ElementsAre("changed:y"));
+  ads->Respond(MakeResponse(kRdsUrl, "v4", "n4", {{"r1", "z", true}}));
+  EXPECT_THAT(type.TakeSeen(), ElementsAre("y@own-bytes"));
+  EXPECT_EQ(ads->LastRequest().version_info(), "v3");  // NACK
+  ads->Respond(MakeResponse(kRdsUrl, "v5", "n5", {{"r1", "y"}}));
+  EXPECT_THAT(type.TakeSeen(), ElementsAre("y@own-bytes"));
+  EXPECT_EQ(ads->LastRequest().version_info(), "v5");
+  EXPECT_FALSE(ads->LastRequest().has_error_detail());
+  // A name the client does not hold: nothing.
+  ads->Respond(MakeResponse(kRdsUrl, "v6", "n6", {{"r1", "y"}, {"r2", "q"}}));
+  EXPECT_THAT(type.TakeSeen(), ElementsAre("y@own-bytes", "none"));
+}
+
 TEST(XdsClientTest, ResponseTypeUrlWithoutPrefix) {
   // C-core xds_api.cc strips "type.googleapis.com/" before matching.
   Harness h;

@@ -34,7 +34,8 @@ const envoy::service::discovery::v3::DiscoveryResponse* ParseDiscoveryResponse(
 std::vector<DecodedResource> DecodeResources(
     const envoy::service::discovery::v3::DiscoveryResponse& response,
     const resources::ResourceType& type,
-    const resources::DecodeContext& context, google::protobuf::Arena* arena) {
+    const resources::DecodeContext& context, google::protobuf::Arena* arena,
+    const resources::PreviousLookup* previous) {
   const absl::string_view type_name = type.type_name();
   std::vector<DecodedResource> out(response.resources_size());
   for (int i = 0; i < response.resources_size(); ++i) {
@@ -71,7 +72,10 @@ std::vector<DecodedResource> DecodeResources(
                              "\" (should be \"", type_name, "\")");
       continue;
     }
-    resources::DecodeResult result = type.Decode(context, r.serialized);
+    resources::DecodeResult result =
+        previous == nullptr
+            ? type.Decode(context, r.serialized)
+            : type.DecodeUpdate(context, r.serialized, *previous);
     if (r.name.empty()) {
       if (result.name.empty()) {
         r.error = absl::StrCat(ResourceErrorPrefix(i, r.name),

@@ -55,11 +55,14 @@ const envoy::service::discovery::v3::DiscoveryResponse* ParseDiscoveryResponse(
     absl::string_view payload, google::protobuf::Arena* arena);
 
 // Every resource of `response` decoded as `type`, in order. Wrappers are
-// parsed on `arena` (the views point into it).
+// parsed on `arena` (the views point into it). With `previous` (the values
+// the client holds), through the type's DecodeUpdate: an unchanged value may
+// come back as the held pointer.
 std::vector<DecodedResource> DecodeResources(
     const envoy::service::discovery::v3::DiscoveryResponse& response,
     const resources::ResourceType& type,
-    const resources::DecodeContext& context, google::protobuf::Arena* arena);
+    const resources::DecodeContext& context, google::protobuf::Arena* arena,
+    const resources::PreviousLookup* previous = nullptr);
 
 }  // namespace client
 }  // namespace xdsfed
