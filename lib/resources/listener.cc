@@ -209,8 +209,14 @@ ServerListener ParseServerListener(const listener_pb::Listener& proto,
   // many matches: a chain whose bytes equal an earlier valid chain's gets a
   // copy of its value instead of a second decode (key -> index in chains).
   absl::flat_hash_map<FilterChainDataKey, size_t> decoded;
+  // Repeats usually follow each other: the last reusable chain is compared
+  // first, without hashing the key's bytes.
+  std::optional<std::pair<FilterChainDataKey, size_t>> last;
+  std::string piece;  // the field path piece, one string reused
   for (int i = 0; i < proto.filter_chains_size(); ++i) {
-    Field field(errors, absl::StrCat(".filter_chains[", i, "]"));
+    piece.clear();
+    absl::StrAppend(&piece, ".filter_chains[", i, "]");
+    Field field(errors, piece);
     const listener_pb::FilterChain& chain = proto.filter_chains(i);
     {
       Field match_field(errors, ".filter_chain_match");
@@ -218,9 +224,17 @@ ServerListener ParseServerListener(const listener_pb::Listener& proto,
           ParseFilterChainMatch(chain.filter_chain_match(), errors));
     }
     std::optional<FilterChainDataKey> key = KeyOfFilterChain(chain);
-    auto seen = key.has_value() ? decoded.find(*key) : decoded.end();
-    if (seen != decoded.end()) {
-      chains.push_back(chains[seen->second]);
+    std::optional<size_t> repeat;
+    if (key.has_value()) {
+      if (last.has_value() && last->first == *key) {
+        repeat = last->second;
+      } else if (auto seen = decoded.find(*key); seen != decoded.end()) {
+        repeat = seen->second;
+      }
+    }
+    if (repeat.has_value()) {
+      chains.push_back(chains[*repeat]);
+      last.emplace(*key, *repeat);
       continue;
     }
     const size_t errors_before = errors->size();
@@ -229,6 +243,7 @@ ServerListener ParseServerListener(const listener_pb::Listener& proto,
     // reported under each chain's own path.
     if (key.has_value() && errors->size() == errors_before) {
       decoded.emplace(*key, chains.size() - 1);
+      last.emplace(*key, chains.size() - 1);
     }
   }
   out.filter_chain_map = BuildFilterChainMap(matches, errors);

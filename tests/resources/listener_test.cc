@@ -627,6 +627,37 @@ TEST(ListenerTest, RepeatedChainBytesDecodeOnceWithTheirOwnErrors) {
       << error;
 }
 
+// The map lists a destination's sources in prefix-text order whatever the
+// chain order (the value, its JSON and the identical-update check do not
+// depend on hashing).
+TEST(ListenerTest, MapSourcesInPrefixTextOrder) {
+  listener_pb::Listener l;
+  l.set_name("s");
+  auto* address = l.mutable_address()->mutable_socket_address();
+  address->set_address("0.0.0.0");
+  address->set_port_value(8080);
+  for (int i = 20; i >= 1; --i) {
+    listener_pb::FilterChain* c = l.add_filter_chains();
+    *c = Chain();
+    AddCidr(c->mutable_filter_chain_match()->mutable_source_prefix_ranges(),
+            "10.0." + std::to_string(i) + ".0", 24);
+  }
+  DecodeResult r = DecodeProto(l);
+  ASSERT_TRUE(r.value.ok()) << r.value.status();
+  const auto& server = std::get<ServerListener>(ValueOf(r).listener);
+  ASSERT_EQ(server.filter_chain_map.destination_ips.size(), 1u);
+  const auto& sources =
+      server.filter_chain_map.destination_ips[0].source_types[0];
+  ASSERT_EQ(sources.size(), 20u);
+  for (size_t i = 1; i < sources.size(); ++i) {
+    ASSERT_TRUE(sources[i - 1].prefix_range.has_value());
+    ASSERT_TRUE(sources[i].prefix_range.has_value());
+    EXPECT_LT(sources[i - 1].prefix_range->ToString(),
+              sources[i].prefix_range->ToString())
+        << i;
+  }
+}
+
 // The repeat key covers the transport socket too: chains with one
 // HttpConnectionManager and different DownstreamTlsContexts keep their own
 // TLS settings (A36 per-chain credentials), and a repeated pair is a repeat.
