@@ -55,7 +55,21 @@ absl::string_view Entry::version() const {
 absl::Time Entry::update_time() const { return FromNanos(update_unix_nanos_); }
 
 absl::string_view Entry::serialized() const {
-  return extra_ == nullptr ? absl::string_view() : extra_->serialized;
+  if (extra_ == nullptr) return absl::string_view();
+  if (const auto* shared = std::get_if<1>(&extra_->serialized)) {
+    return **shared;
+  }
+  return std::get<0>(extra_->serialized);
+}
+
+std::shared_ptr<const std::string> Entry::shared_serialized() const {
+  if (extra_ == nullptr) return nullptr;
+  if (const auto* shared = std::get_if<1>(&extra_->serialized)) {
+    return *shared;
+  }
+  const std::string& bytes = std::get<0>(extra_->serialized);
+  if (bytes.empty()) return nullptr;
+  return std::make_shared<const std::string>(bytes);
 }
 
 absl::Status Entry::error() const {
@@ -265,7 +279,12 @@ void ResourceCache::SetAcked(Entry* entry,
     entry->extra_->error = absl::OkStatus();
     entry->extra_->error_version.clear();
     entry->extra_->error_unix_nanos = kNever;
-    entry->extra_->serialized = std::move(serialized);
+    if (serialized.size() >= Entry::kSharedSerializedBytes) {
+      entry->extra_->serialized =
+          std::make_shared<const std::string>(std::move(serialized));
+    } else {
+      entry->extra_->serialized = std::move(serialized);
+    }
   }
 }
 

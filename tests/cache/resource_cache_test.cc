@@ -344,6 +344,40 @@ TEST(ResourceCacheTest, InsertErrors) {
             absl::NotFoundError("authority \"nope\" is not configured"));
 }
 
+// Serialized bytes for a decoder running without the owner's lock
+// (Entry::shared_serialized): large ones shared, never copied, and a reader's
+// pointer keeps its bytes while later updates replace them.
+TEST(ResourceCacheTest, SharedSerializedOutlivesUpdates) {
+  Fixture f;
+  Entry* e = f.MustInsert(f.lds, "listener");
+  ASSERT_NE(e, nullptr);
+  const absl::Time now = absl::FromUnixSeconds(1700000000);
+  const std::string big(Entry::kSharedSerializedBytes, 'a');
+  const std::string big2(Entry::kSharedSerializedBytes + 1, 'b');
+  EXPECT_EQ(e->shared_serialized(), nullptr);
+  f.cache.SetAcked(e, std::make_shared<const IntData>(1), big, "1", now);
+  std::shared_ptr<const std::string> held = e->shared_serialized();
+  ASSERT_NE(held, nullptr);
+  EXPECT_EQ(*held, big);
+  EXPECT_EQ(e->shared_serialized().get(), held.get());  // not a copy
+  EXPECT_EQ(e->serialized(), big);
+  f.cache.SetNacked(e, absl::InvalidArgumentError("bad"), "2", now);
+  EXPECT_EQ(e->shared_serialized().get(), held.get());  // a NACK keeps them
+  f.cache.SetAcked(e, std::make_shared<const IntData>(3), big2, "3", now);
+  EXPECT_EQ(*held, big);  // the reader's bytes
+  EXPECT_EQ(e->serialized(), big2);
+  EXPECT_EQ(*e->shared_serialized(), big2);
+  f.cache.SetAcked(e, std::make_shared<const IntData>(4), "small", "4", now);
+  EXPECT_EQ(e->serialized(), "small");
+  ASSERT_NE(e->shared_serialized(), nullptr);
+  EXPECT_EQ(*e->shared_serialized(), "small");  // a copy of small bytes
+  f.cache.SetAcked(e, std::make_shared<const IntData>(5), big, "5", now);
+  f.cache.SetNacked(e, absl::InvalidArgumentError("bad"), "6", now);
+  f.cache.SetDoesNotExist(e, now);  // drops the bytes, keeps the error
+  EXPECT_EQ(e->serialized(), "");
+  EXPECT_EQ(e->shared_serialized(), nullptr);
+}
+
 // CSDS-like per-resource state kept by A47 §Resource Cache entries.
 TEST(ResourceCacheTest, StateTransitions) {
   enum Op { kAck, kNack, kDne, kReq };
