@@ -231,6 +231,20 @@ struct InternalDestination {
   std::array<InternalSources, 3> source_types;
 };
 
+// The first 8 bytes of `text` as a big-endian number (zero-padded): its
+// order is the text's order as far as those bytes go.
+uint64_t TextPrefix(const std::string& text) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < 8; ++i) {
+    v = (v << 8) | (i < text.size() ? static_cast<unsigned char>(text[i]) : 0u);
+  }
+  return v;
+}
+struct SortKey {
+  uint64_t prefix;
+  size_t index;
+};
+
 // `chains`: how many chains the Listener has (an upper bound on the sources
 // of one type, reserved on first use).
 void AddToDestination(const FilterChainMatch& m, size_t index, size_t chains,
@@ -452,21 +466,27 @@ FilterChainMap BuildFilterChainMap(
   }
   FilterChainMap out;
   out.destination_ips.reserve(dests.size());
-  std::vector<size_t> order;  // of a type's sources, by prefix text
+  std::vector<SortKey> order;  // of a type's sources
   for (auto& [key, dest] : dests) {
     FilterChainMap::DestinationIp d;
     d.prefix_range = std::move(dest.prefix_range);
     for (size_t t = 0; t < 3; ++t) {
       std::vector<InternalSourceIp>& entries = dest.source_types[t].entries;
-      order.resize(entries.size());
-      for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-      std::sort(order.begin(), order.end(), [&entries](size_t a, size_t b) {
-        return entries[a].key < entries[b].key;
-      });
+      // By text; the first 8 bytes as one big-endian number decide most
+      // comparisons ("10.0.12.0/24" vs "10.0.120.0/24" needs the rest).
+      order.clear();
+      for (size_t i = 0; i < entries.size(); ++i) {
+        order.push_back({TextPrefix(entries[i].key), i});
+      }
+      std::sort(order.begin(), order.end(),
+                [&entries](const SortKey& a, const SortKey& b) {
+                  if (a.prefix != b.prefix) return a.prefix < b.prefix;
+                  return entries[a.index].key < entries[b.index].key;
+                });
       d.source_types[t].reserve(entries.size());
-      for (size_t i : order) {
-        d.source_types[t].push_back(
-            {std::move(entries[i].prefix_range), std::move(entries[i].ports)});
+      for (const SortKey& k : order) {
+        d.source_types[t].push_back({std::move(entries[k.index].prefix_range),
+                                     std::move(entries[k.index].ports)});
       }
     }
     out.destination_ips.push_back(std::move(d));

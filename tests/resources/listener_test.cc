@@ -636,11 +636,14 @@ TEST(ListenerTest, MapSourcesInPrefixTextOrder) {
   auto* address = l.mutable_address()->mutable_socket_address();
   address->set_address("0.0.0.0");
   address->set_port_value(8080);
+  // 10.0.i.0 differ within their first 8 bytes, 192.168.i.0 only after.
   for (int i = 20; i >= 1; --i) {
-    listener_pb::FilterChain* c = l.add_filter_chains();
-    *c = Chain();
-    AddCidr(c->mutable_filter_chain_match()->mutable_source_prefix_ranges(),
-            "10.0." + std::to_string(i) + ".0", 24);
+    for (const char* net : {"10.0.", "192.168."}) {
+      listener_pb::FilterChain* c = l.add_filter_chains();
+      *c = Chain();
+      AddCidr(c->mutable_filter_chain_match()->mutable_source_prefix_ranges(),
+              net + std::to_string(i) + ".0", 24);
+    }
   }
   DecodeResult r = DecodeProto(l);
   ASSERT_TRUE(r.value.ok()) << r.value.status();
@@ -648,7 +651,7 @@ TEST(ListenerTest, MapSourcesInPrefixTextOrder) {
   ASSERT_EQ(server.filter_chain_map.destination_ips.size(), 1u);
   const auto& sources =
       server.filter_chain_map.destination_ips[0].source_types[0];
-  ASSERT_EQ(sources.size(), 20u);
+  ASSERT_EQ(sources.size(), 40u);
   for (size_t i = 1; i < sources.size(); ++i) {
     ASSERT_TRUE(sources[i - 1].prefix_range.has_value());
     ASSERT_TRUE(sources[i].prefix_range.has_value());
