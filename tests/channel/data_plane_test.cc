@@ -753,6 +753,10 @@ struct StubB {
 // stub registers its methods once): one stub per type per endpoint, handed
 // back as the type it was made as.
 TEST(EndpointStubTest, OneStubPerTypeKeptWithTheEndpoint) {
+  // The counters are static: zero them so the test holds under
+  // --gtest_repeat too.
+  StubA::made = 0;
+  StubB::made = 0;
   testing::FakeEndpoint a("127.0.0.1:1", Connectivity::kReady);
   testing::FakeEndpoint b("127.0.0.1:2", Connectivity::kReady);
   StubA& first = a.Stub<StubA>();
