@@ -5,10 +5,12 @@
 // an XdsServer (own accept loop + FROM_FD hand-off, Listener with K filter
 // chains from the embedded control plane), alternating so that both see the
 // same machine load. Counters: connections + RPC per second of each and
-// their ratio (xds / plain; >= 0.95 is the goal).
+// their ratio (xds / plain; >= 0.95 is the goal). BM_MaxConnectionAgeAB
+// measures what the drain design's max-age filter costs, in the same way.
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -58,11 +60,14 @@ bool OneRpcOnANewConnection(const std::string& target, int unique) {
       .status.ok();
 }
 
-// A plain grpc::Server and an XdsServer (K chains) serving one service.
+// A plain grpc::Server and XdsServers (K chains each, one per max
+// connection age asked for; default one with the builder's default age)
+// serving one service.
 struct Servers {
-  bool Start(int k);
+  bool Start(int k, std::vector<std::optional<absl::Duration>> max_ages = {
+                        std::nullopt});
   ~Servers() {
-    if (xds != nullptr) xds->Shutdown();
+    for (auto& x : xds) x->Shutdown();
     if (plain != nullptr) plain->Shutdown(std::chrono::system_clock::now());
     if (cp != nullptr) cp->Shutdown();
   }
@@ -70,12 +75,14 @@ struct Servers {
   testing::NotifierLog log;
   std::unique_ptr<grpc::Server> plain;
   std::unique_ptr<control_plane::ControlPlane> cp;
-  std::unique_ptr<XdsServer> xds;
+  std::vector<std::unique_ptr<XdsServer>> xds;
   std::string plain_target;
-  std::string xds_target;
+  std::vector<std::string> xds_targets;
+  std::string xds_target;  // xds_targets[0]
 };
 
-bool Servers::Start(int k) {
+bool Servers::Start(int k,
+                    std::vector<std::optional<absl::Duration>> max_ages) {
   grpc::ServerBuilder plain_builder;
   int plain_port = 0;
   plain_builder.AddListeningPort(
@@ -87,26 +94,41 @@ bool Servers::Start(int k) {
   cp_options.listen = "127.0.0.1:0";
   cp = std::make_unique<control_plane::ControlPlane>(cp_options);
   absl::StatusOr<int> cp_port = cp->Start();
-  const int port = testing::FreePort();
-  auto snapshot = testing::MakeSnapshot(1, Listener(port, k),
-                                        testing::ServerRouteJson("r"));
+  std::vector<int> ports;
+  std::string listeners;
+  for (size_t i = 0; i < max_ages.size(); ++i) {
+    ports.push_back(testing::FreePort());
+    if (!listeners.empty()) listeners += ",";
+    listeners += Listener(ports.back(), k);
+  }
+  auto snapshot =
+      testing::MakeSnapshot(1, listeners, testing::ServerRouteJson("r"));
   if (plain == nullptr || !cp_port.ok() || !snapshot.ok()) return false;
   cp->SetSnapshot(*std::move(snapshot));
-  XdsServerBuilder builder;
-  builder
-      .AddListeningPort(absl::StrCat("127.0.0.1:", port),
-                        grpc::InsecureServerCredentials())
-      .RegisterService(&service)
-      .set_bootstrap(testing::ServerBootstrap(*cp_port))
-      .set_status_notifier([this](const std::string& a, const absl::Status& s) {
-        log.Record(a, s);
-      });
-  auto built = builder.BuildAndStart();
-  if (!built.ok()) return false;
-  xds = *std::move(built);
+  for (size_t i = 0; i < max_ages.size(); ++i) {
+    XdsServerBuilder builder;
+    builder
+        .AddListeningPort(absl::StrCat("127.0.0.1:", ports[i]),
+                          grpc::InsecureServerCredentials())
+        .RegisterService(&service)
+        .set_bootstrap(testing::ServerBootstrap(*cp_port))
+        .set_status_notifier(
+            [this](const std::string& a, const absl::Status& s) {
+              log.Record(a, s);
+            });
+    if (max_ages[i].has_value()) builder.set_max_connection_age(*max_ages[i]);
+    auto built = builder.BuildAndStart();
+    if (!built.ok()) return false;
+    xds.push_back(*std::move(built));
+    xds_targets.push_back(absl::StrCat("127.0.0.1:", ports[i]));
+  }
   plain_target = absl::StrCat("127.0.0.1:", plain_port);
-  xds_target = absl::StrCat("127.0.0.1:", port);
-  return log.WaitFor(1) && log.calls()[0].status.ok();
+  xds_target = xds_targets[0];
+  if (!log.WaitFor(max_ages.size())) return false;
+  for (const auto& call : log.calls()) {
+    if (!call.status.ok()) return false;
+  }
+  return true;
 }
 
 void BM_NewConnectionPlusRpc(benchmark::State& state) {
@@ -144,6 +166,28 @@ BENCHMARK(BM_NewConnectionPlusRpc)
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
 
+// `threads` clients, each opening a new connection + 1 RPC back to back on
+// `target` for 0.5 s; returns the RPCs that succeeded.
+int64_t Window(const std::string& target, int threads, std::atomic<int>* unique,
+               std::atomic<int64_t>* failed) {
+  std::atomic<int64_t> done{0};
+  const absl::Time end = absl::Now() + absl::Milliseconds(500);
+  std::vector<std::thread> clients;
+  for (int t = 0; t < threads; ++t) {
+    clients.emplace_back([&] {
+      while (absl::Now() < end) {
+        if (OneRpcOnANewConnection(target, ++*unique)) {
+          done.fetch_add(1);
+        } else {
+          failed->fetch_add(1);
+        }
+      }
+    });
+  }
+  for (auto& c : clients) c.join();
+  return done.load();
+}
+
 // As the shared harness drives it: 4 client threads, each opening a new
 // connection + 1 RPC back to back, for 0.5 s on the plain server then 0.5 s
 // on the XdsServer, per iteration (rounds alternate under the same load).
@@ -155,29 +199,11 @@ void BM_NewConnectionPlusRpc4Threads(benchmark::State& state) {
   }
   std::atomic<int> unique{0};
   std::atomic<int64_t> failed{0};
-  auto window = [&](const std::string& target) {
-    std::atomic<int64_t> done{0};
-    const absl::Time end = absl::Now() + absl::Milliseconds(500);
-    std::vector<std::thread> clients;
-    for (int t = 0; t < 4; ++t) {
-      clients.emplace_back([&] {
-        while (absl::Now() < end) {
-          if (OneRpcOnANewConnection(target, ++unique)) {
-            done.fetch_add(1);
-          } else {
-            failed.fetch_add(1);
-          }
-        }
-      });
-    }
-    for (auto& c : clients) c.join();
-    return done.load();
-  };
   int64_t plain = 0;
   int64_t xds = 0;
   for (auto _ : state) {
-    plain += window(servers.plain_target);
-    xds += window(servers.xds_target);
+    plain += Window(servers.plain_target, 4, &unique, &failed);
+    xds += Window(servers.xds_target, 4, &unique, &failed);
   }
   const double seconds = 0.5 * static_cast<double>(state.iterations());
   state.counters["plain_per_s"] = static_cast<double>(plain) / seconds;
@@ -190,6 +216,49 @@ BENCHMARK(BM_NewConnectionPlusRpc4Threads)
     ->Arg(1)
     ->Arg(1000)
     ->Iterations(6)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+// What the drain design costs per connection, A/B in one run: a plain
+// server, an XdsServer as built by default (every connection's channel stack
+// has gRPC's max-age filter: GRPC_ARG_MAX_CONNECTION_AGE_MS, README "Drain
+// without failed RPCs") and one with an infinite max age (no such filter;
+// its old generations would never drain: measurement only). 0.5 s windows
+// of 4 clients in turn, the order rotating each iteration.
+void BM_MaxConnectionAgeAB(benchmark::State& state) {
+  Servers servers;
+  if (!servers.Start(static_cast<int>(state.range(0)),
+                     {std::nullopt, absl::InfiniteDuration()})) {
+    state.SkipWithError("setup failed");
+    return;
+  }
+  const std::string* targets[] = {
+      &servers.plain_target, &servers.xds_targets[0], &servers.xds_targets[1]};
+  std::atomic<int> unique{0};
+  std::atomic<int64_t> failed{0};
+  int64_t done[3] = {0, 0, 0};
+  int round = 0;
+  for (auto _ : state) {
+    for (int i = 0; i < 3; ++i) {
+      const int which = (i + round) % 3;
+      done[which] += Window(*targets[which], 4, &unique, &failed);
+    }
+    ++round;
+  }
+  const double seconds = 0.5 * static_cast<double>(state.iterations());
+  const auto plain = static_cast<double>(done[0]);
+  state.counters["plain_per_s"] = plain / seconds;
+  state.counters["xds_per_s"] = static_cast<double>(done[1]) / seconds;
+  state.counters["xds_no_age_per_s"] = static_cast<double>(done[2]) / seconds;
+  state.counters["xds_vs_plain"] = static_cast<double>(done[1]) / plain;
+  state.counters["xds_no_age_vs_plain"] = static_cast<double>(done[2]) / plain;
+  state.counters["failed"] = static_cast<double>(failed.load());
+}
+BENCHMARK(BM_MaxConnectionAgeAB)
+    ->Arg(1)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Iterations(9)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 
