@@ -203,11 +203,11 @@ ServerListener ParseServerListener(const listener_pb::Listener& proto,
   const size_t n = static_cast<size_t>(proto.filter_chains_size());
   std::vector<std::optional<FilterChainMatch>> matches;
   matches.reserve(n);
-  std::vector<FilterChainData> chains;
+  std::vector<std::shared_ptr<const FilterChainData>> chains;
   chains.reserve(n);
   // Listeners often repeat one HttpConnectionManager (and TLS context) over
-  // many matches: a chain whose bytes equal an earlier valid chain's gets a
-  // copy of its value instead of a second decode (key -> index in chains).
+  // many matches: a chain whose bytes equal an earlier valid chain's shares
+  // its value instead of a second decode (key -> index in chains).
   absl::flat_hash_map<FilterChainDataKey, size_t> decoded;
   // Repeats usually follow each other: the last reusable chain is compared
   // first, without hashing the key's bytes.
@@ -238,7 +238,8 @@ ServerListener ParseServerListener(const listener_pb::Listener& proto,
       continue;
     }
     const size_t errors_before = errors->size();
-    chains.push_back(ParseFilterChain(chain, context, errors));
+    chains.push_back(std::make_shared<const FilterChainData>(
+        ParseFilterChain(chain, context, errors)));
     // Only an error-free value is reused: an invalid chain's errors are
     // reported under each chain's own path.
     if (key.has_value() && errors->size() == errors_before) {
@@ -349,9 +350,7 @@ Json::Value Listener::ToJson() const {
   json["address"] = server.address;
   json["filter_chain_map"] = server.filter_chain_map.ToJson();
   Json::Value chains(Json::arrayValue);
-  for (const FilterChainData& c : server.filter_chains) {
-    chains.append(c.ToJson());
-  }
+  for (const auto& c : server.filter_chains) chains.append(c->ToJson());
   json["filter_chains"] = chains;
   json["default_filter_chain"] = server.default_filter_chain.has_value()
                                      ? server.default_filter_chain->ToJson()

@@ -20,6 +20,7 @@
 #define XDSFED_LIB_RESOURCES_LISTENER_H_
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -62,16 +63,30 @@ struct ServerListener {
   std::string address;  // "ip:port" ("[v6]:port"), from the SocketAddress
   FilterChainMap filter_chain_map;
   // The chains the map can select, in input order (chains that can never
-  // match are left out); the map's leaves index into this list.
-  std::vector<FilterChainData> filter_chains;
+  // match are left out); the map's leaves index into this list. Never null;
+  // chains whose filters and transport socket have the same bytes share one
+  // value (Listeners often repeat one HttpConnectionManager over 1,000
+  // matches).
+  std::vector<std::shared_ptr<const FilterChainData>> filter_chains;
   // filter_chains[i] is the Listener's filter_chains[input_index[i]] (what a
   // user or a log names); same size as filter_chains.
   std::vector<size_t> input_index;
   std::optional<FilterChainData> default_filter_chain;
   bool operator==(const ServerListener& o) const {
     return address == o.address && filter_chain_map == o.filter_chain_map &&
-           filter_chains == o.filter_chains && input_index == o.input_index &&
+           SameChains(filter_chains, o.filter_chains) &&
+           input_index == o.input_index &&
            default_filter_chain == o.default_filter_chain;
+  }
+  // Equal values, shared or not.
+  static bool SameChains(
+      const std::vector<std::shared_ptr<const FilterChainData>>& a,
+      const std::vector<std::shared_ptr<const FilterChainData>>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (a[i] != b[i] && !(*a[i] == *b[i])) return false;
+    }
+    return true;
   }
 };
 

@@ -35,9 +35,15 @@ std::shared_ptr<const ChainRoutes> ChainRoutes::Build(
   // One compiled table per RDS name, however many chains use it.
   std::map<std::string, Entry> by_rds;
   std::vector<std::string> keys;
-  // Distinct inline configs so far, with the entry index compiled for each.
-  std::vector<std::pair<std::shared_ptr<const resources::RouteConfig>, size_t>>
-      inline_seen;
+  // Distinct inline configs so far, with the entry index compiled for each
+  // and the chain value's config it was copied from (chains that share one
+  // value, resources::ServerListener::filter_chains, are found by address).
+  struct InlineSeen {
+    std::shared_ptr<const resources::RouteConfig> config;
+    size_t entry;
+    const resources::RouteConfig* source;
+  };
+  std::vector<InlineSeen> inline_seen;
   auto add = [&](const resources::FilterChainData& chain, size_t index) {
     const auto& rc = chain.http_connection_manager.route_config;
     if (const auto* rds =
@@ -80,15 +86,16 @@ std::shared_ptr<const ChainRoutes> ChainRoutes::Build(
     // once (bounded look-back keeps this linear for all-distinct configs).
     for (size_t i = inline_seen.size();
          i-- > 0 && i + 16 >= inline_seen.size();) {
-      if (*inline_seen[i].first == inline_rc) {
-        keys.push_back(absl::StrCat("inline:", inline_seen[i].second));
-        out->entries_.push_back(out->entries_[inline_seen[i].second]);
+      if (inline_seen[i].source == &inline_rc ||
+          *inline_seen[i].config == inline_rc) {
+        keys.push_back(absl::StrCat("inline:", inline_seen[i].entry));
+        out->entries_.push_back(out->entries_[inline_seen[i].entry]);
         return;
       }
     }
     keys.push_back(absl::StrCat("inline:", index));
     auto shared = std::make_shared<const resources::RouteConfig>(inline_rc);
-    inline_seen.emplace_back(shared, out->entries_.size());
+    inline_seen.push_back({shared, out->entries_.size(), &inline_rc});
     Entry entry;
     auto table = routing::RouteConfigTable::Build(shared);
     const std::string where = absl::StrCat(
@@ -106,7 +113,7 @@ std::shared_ptr<const ChainRoutes> ChainRoutes::Build(
     out->entries_.push_back(std::move(entry));
   };
   for (size_t i = 0; i < listener.filter_chains.size(); ++i) {
-    add(listener.filter_chains[i], i);
+    add(*listener.filter_chains[i], i);
   }
   if (listener.default_filter_chain.has_value()) {
     add(*listener.default_filter_chain, listener.filter_chains.size());

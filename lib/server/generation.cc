@@ -183,7 +183,7 @@ absl::StatusOr<std::unique_ptr<Generation>> Generation::Start(
     return acceptor_for(*creds);
   };
   for (const auto& chain : g->listener_->filter_chains) {
-    g->chain_acceptor_.push_back(chain_creds(&chain));
+    g->chain_acceptor_.push_back(chain_creds(chain.get()));
   }
   g->chain_acceptor_.push_back(
       chain_creds(g->listener_->default_filter_chain.has_value()

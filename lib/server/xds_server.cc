@@ -318,7 +318,7 @@ class XdsServer::Impl : public std::enable_shared_from_this<Impl> {
       std::optional<size_t> index =
           g->chain_selector().Select(*destination, &*source);
       if (index.has_value() && *index < l.filter_chains.size()) {
-        chain = &l.filter_chains[*index];
+        chain = l.filter_chains[*index].get();
         chain_index = *index;
       } else if (l.default_filter_chain.has_value()) {
         chain = &*l.default_filter_chain;

@@ -21,7 +21,7 @@ std::set<std::string> RdsNamesOf(const resources::ServerListener& listener) {
       names.insert(rds->route_config_name);
     }
   };
-  for (const auto& chain : listener.filter_chains) add(chain);
+  for (const auto& chain : listener.filter_chains) add(*chain);
   if (listener.default_filter_chain.has_value()) {
     add(*listener.default_filter_chain);
   }

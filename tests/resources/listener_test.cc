@@ -596,7 +596,7 @@ TEST(ListenerTest, RepeatedChainBytesDecodeOnceWithTheirOwnErrors) {
   ASSERT_EQ(server.filter_chains.size(), 4u);
   auto rds_name = [&](size_t i) {
     return std::get<HttpConnectionManager::Rds>(
-               server.filter_chains[i].http_connection_manager.route_config)
+               server.filter_chains[i]->http_connection_manager.route_config)
         .route_config_name;
   };
   EXPECT_EQ(rds_name(0), "rc");
@@ -683,15 +683,15 @@ TEST(ListenerTest, RepeatedFiltersWithOtherTlsKeepTheirOwnTls) {
   ASSERT_TRUE(r.value.ok()) << r.value.status();
   const auto& server = std::get<ServerListener>(ValueOf(r).listener);
   ASSERT_EQ(server.filter_chains.size(), 4u);
-  EXPECT_FALSE(server.filter_chains[0].tls.has_value());
+  EXPECT_FALSE(server.filter_chains[0]->tls.has_value());
   for (size_t i = 1; i < 4; ++i) {
-    ASSERT_TRUE(server.filter_chains[i].tls.has_value()) << i;
-    EXPECT_EQ(server.filter_chains[i].tls->identity.instance_name,
+    ASSERT_TRUE(server.filter_chains[i]->tls.has_value()) << i;
+    EXPECT_EQ(server.filter_chains[i]->tls->identity.instance_name,
               kInstances[i - 1])
         << i;
   }
-  EXPECT_NE(server.filter_chains[2].downstream_tls_context,
-            server.filter_chains[1].downstream_tls_context);
+  EXPECT_NE(server.filter_chains[2]->downstream_tls_context,
+            server.filter_chains[1]->downstream_tls_context);
   EXPECT_EQ(server.filter_chains[3], server.filter_chains[1]);
 }
 

@@ -63,7 +63,7 @@ std::string Selected(const resources::Listener& listener,
       FilterChainSelector(l).Select(Addr(destination), &peer);
   const resources::FilterChainData* chain =
       i.has_value()
-          ? &l.filter_chains.at(*i)
+          ? l.filter_chains.at(*i).get()
           : (l.default_filter_chain ? &*l.default_filter_chain : nullptr);
   if (chain == nullptr) return "none";
   return std::get<resources::HttpConnectionManager::Rds>(

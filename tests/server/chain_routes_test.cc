@@ -161,5 +161,44 @@ TEST(ChainRoutes, BrokenRdsFailsOnlyItsChain) {
   EXPECT_EQ(errors.size(), 2u);
 }
 
+// Inline route configs: chains repeating one HttpConnectionManager (one
+// shared value) use one compiled table; a chain with another config gets its
+// own, and each chain is checked against its own.
+TEST(ChainRoutes, InlineConfigsPerChain) {
+  auto inline_chain = [](absl::string_view prefix, int port) {
+    return absl::Substitute(
+        R"({"filter_chain_match":{"source_ports":[$0]},"filters":[{"name":"hcm","typed_config":{
+  "@type":"type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
+  "route_config":{"name":"inline","virtual_hosts":[{"name":"vh","domains":["*"],
+    "routes":[{"match":{"prefix":"$1"},"non_forwarding_action":{}}]}]},
+  "http_filters":[{"name":"router","typed_config":{
+    "@type":"type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"}}]}}]})",
+        port, prefix);
+  };
+  auto listener = Listener(
+      absl::StrCat(inline_chain("/a/", 1), ",", inline_chain("/a/", 2), ",",
+                   inline_chain("/b/", 3), ",", inline_chain("/a/", 4)),
+      "null");
+  ASSERT_NE(listener, nullptr);
+  const auto& server = std::get<resources::ServerListener>(listener->listener);
+  ASSERT_EQ(server.filter_chains.size(), 4u);
+  EXPECT_EQ(server.filter_chains[0], server.filter_chains[1]);  // shared
+  xds_config::ServerConfig config;
+  config.listener = listener;
+  std::vector<std::string> errors;
+  auto routes = ChainRoutes::Build(server, config, &errors);
+  EXPECT_TRUE(errors.empty());
+  EXPECT_FALSE(routes->uniform());
+  const char* const kAllowed[] = {"/a/", "/a/", "/b/", "/a/"};
+  for (size_t chain = 0; chain < 4; ++chain) {
+    for (const char* prefix : {"/a/", "/b/"}) {
+      absl::Status s =
+          Check(*routes, chain, "x", absl::StrCat(prefix, "M"), {});
+      EXPECT_EQ(s.ok(), absl::string_view(prefix) == kAllowed[chain])
+          << "chain " << chain << " path " << prefix << ": " << s;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace xdsfed::server

@@ -141,7 +141,8 @@ inline std::shared_ptr<const resources::Listener> ServerListener(
     return data;
   };
   for (const std::string& rds : chains)
-    server.filter_chains.push_back(chain(rds));
+    server.filter_chains.push_back(
+        std::make_shared<const resources::FilterChainData>(chain(rds)));
   if (default_rds != "-") server.default_filter_chain = chain(default_rds);
   l->listener = std::move(server);
   return l;
