@@ -59,6 +59,14 @@ std::string CanonicalAuthority(const std::string& authority) {
   return std::string(rest.substr(0, rest.find('/')));
 }
 
+// A resource's bytes for the cache: the response's own string, moved (its
+// buffer was touched by the parse; a copy of a 0.6 MB RouteConfiguration
+// touched ~140 fresh pages before the ACK). `r` is not read after this.
+std::string TakeBytes(DecodedResource* r) {
+  if (r->bytes == nullptr) return std::string(r->serialized);
+  return std::move(*r->bytes);
+}
+
 }  // namespace
 
 class XdsClient::Impl final : public std::enable_shared_from_this<Impl>,
@@ -712,7 +720,7 @@ void XdsClient::Impl::OnRecvMessage(uint64_t server_key, uint64_t call_gen,
   // Parse step (no lock; lib/client/internal/ads_response.h). C-core ignores
   // (neither ACKs nor NACKs) a response it cannot decode and one of a type
   // it does not know.
-  const envoy::service::discovery::v3::DiscoveryResponse* response =
+  envoy::service::discovery::v3::DiscoveryResponse* response =
       ParseDiscoveryResponse(payload, &arena);
   if (response == nullptr) return;
   TypeId tid;
@@ -747,7 +755,7 @@ void XdsClient::Impl::OnRecvMessage(uint64_t server_key, uint64_t call_gen,
     }
     return held;
   };
-  decoded = DecodeResources(*response, *type, context, &arena, &previous);
+  decoded = DecodeResources(response, *type, context, &arena, &previous);
   // Apply step, under mu_. The events of one call never overlap, so the
   // call is still current unless the channel was released meanwhile.
   {
@@ -826,14 +834,12 @@ void XdsClient::Impl::ApplyResponseLocked(
     if (entry->value() != nullptr &&
         type.Equal(entry->value().get(), value.get())) {
       // Unchanged: record the version, tell nobody.
-      cache_.SetAcked(entry, entry->value(), std::string(r.serialized), version,
-                      now);
+      cache_.SetAcked(entry, entry->value(), TakeBytes(&r), version, now);
       dropped_values->push_back(std::move(value));
       continue;
     }
     if (entry->value() != nullptr) dropped_values->push_back(entry->value());
-    cache_.SetAcked(entry, std::move(value), std::string(r.serialized), version,
-                    now);
+    cache_.SetAcked(entry, std::move(value), TakeBytes(&r), version, now);
     NotifyChangedLocked(*entry);
   }
   TypeState& state = call->types[tid];

@@ -567,6 +567,41 @@ TEST(XdsClientTest, DecodeUpdateGetsTheHeldValueAndItsBytes) {
   EXPECT_THAT(type.TakeSeen(), ElementsAre("y@own-bytes", "none"));
 }
 
+// The cache keeps the response's own bytes of each resource (moved out of
+// the parsed response, not copied): the inner resource's bytes when it came
+// in a Resource wrapper, and bytes of 4 KB and more (kept shared) as well as
+// small ones; the next update is decoded against exactly those.
+TEST(XdsClientTest, CacheKeepsEachResourcesOwnBytes) {
+  const std::string kLarge(5000, 'v');
+  struct Case {
+    const char* source;
+    FakeResource resource;
+  };
+  const Case kCases[] = {
+      {"small, in an Any", {"r1", "x"}},
+      {"small, in a Resource wrapper", {"r1", "x", false, "", /*wrap=*/true}},
+      {"4 KB and more (shared), in an Any", {"r1", kLarge}},
+      {"4 KB and more, in a Resource wrapper",
+       {"r1", kLarge, false, "", /*wrap=*/true}},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.source);
+    PreviousRecordingType type;
+    Harness h;
+    auto w = h.Watch(type, "r1");
+    FakeCall* ads = h.factory->Call(0);
+    ads->Respond(MakeResponse(kRdsUrl, "v1", "n1", {c.resource}));
+    EXPECT_THAT(type.TakeSeen(), ElementsAre("none"));
+    // Twice: an update equal to the held value stores its bytes too.
+    for (const char* version : {"v2", "v3"}) {
+      ads->Respond(MakeResponse(kRdsUrl, version, "n", {c.resource}));
+      EXPECT_THAT(type.TakeSeen(),
+                  ElementsAre(c.resource.value + "@own-bytes"));
+      EXPECT_EQ(ads->LastRequest().version_info(), version);
+    }
+  }
+}
+
 TEST(XdsClientTest, ResponseTypeUrlWithoutPrefix) {
   // C-core xds_api.cc strips "type.googleapis.com/" before matching.
   Harness h;

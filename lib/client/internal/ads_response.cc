@@ -20,7 +20,7 @@ std::string ResourceErrorPrefix(int index, absl::string_view name) {
              : absl::StrCat("resource index ", index, ": ", name, ": ");
 }
 
-const envoy::service::discovery::v3::DiscoveryResponse* ParseDiscoveryResponse(
+envoy::service::discovery::v3::DiscoveryResponse* ParseDiscoveryResponse(
     absl::string_view payload, google::protobuf::Arena* arena) {
   auto* response = google::protobuf::Arena::CreateMessage<
       envoy::service::discovery::v3::DiscoveryResponse>(arena);
@@ -32,19 +32,20 @@ const envoy::service::discovery::v3::DiscoveryResponse* ParseDiscoveryResponse(
 }
 
 std::vector<DecodedResource> DecodeResources(
-    const envoy::service::discovery::v3::DiscoveryResponse& response,
+    envoy::service::discovery::v3::DiscoveryResponse* response,
     const resources::ResourceType& type,
     const resources::DecodeContext& context, google::protobuf::Arena* arena,
     const resources::PreviousLookup* previous) {
   const absl::string_view type_name = type.type_name();
-  std::vector<DecodedResource> out(response.resources_size());
-  for (int i = 0; i < response.resources_size(); ++i) {
+  std::vector<DecodedResource> out(response->resources_size());
+  for (int i = 0; i < response->resources_size(); ++i) {
     DecodedResource& r = out[i];
     r.index = i;
-    const google::protobuf::Any& any = response.resources(i);
+    google::protobuf::Any& any = *response->mutable_resources(i);
     absl::string_view any_type =
         absl::StripPrefix(any.type_url(), resources::kTypeUrlPrefix);
-    r.serialized = any.value();
+    r.bytes = any.mutable_value();
+    r.serialized = *r.bytes;
     if (any_type == kResourceWrapperType) {
       // On the arena: `serialized` points into it after this block.
       auto& wrapper = *google::protobuf::Arena::CreateMessage<
@@ -63,7 +64,8 @@ std::vector<DecodedResource> DecodeResources(
       }
       any_type = absl::StripPrefix(wrapper.resource().type_url(),
                                    resources::kTypeUrlPrefix);
-      r.serialized = wrapper.resource().value();
+      r.bytes = wrapper.mutable_resource()->mutable_value();
+      r.serialized = *r.bytes;
       r.name = wrapper.name();
     }
     if (any_type != type_name) {
