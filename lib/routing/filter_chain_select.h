@@ -10,7 +10,7 @@
 //       routing::SocketAddress::FromSockaddr(local_sa, local_len);
 //   std::optional<routing::SocketAddress> peer = ...;
 //   std::optional<size_t> chain = selector.Select(*local, &*peer);
-//   if (chain) { /* server_listener.filter_chains[*chain] */ }
+//   if (chain) { /* *server_listener.filter_chains[*chain] (shared) */ }
 //   else if (server_listener.default_filter_chain) { /* the default */ }
 //   else { /* close the connection */ }
 //
