@@ -86,6 +86,28 @@ PickFixture& GetPickFixture(int endpoints, int localities) {
   return *f;
 }
 
+// The timed loop of the pick benchmarks: one pick and its Finish per
+// iteration, with allocations per pick counted as a counter.
+template <typename PickFn>
+void RunPicks(benchmark::State& state, PickFn pick) {
+  int64_t allocs_before = 0;
+  bool first = true;
+  for (auto _ : state) {
+    // Counted from the first iteration: every thread is past its setup.
+    if (first) {
+      allocs_before = test_support::AllocationCount();
+      first = false;
+    }
+    PickResult r = pick();
+    benchmark::DoNotOptimize(r.endpoint.get());
+    r.tracker.Finish(true);
+  }
+  state.counters["allocs_per_pick"] = benchmark::Counter(
+      static_cast<double>(test_support::AllocationCount() - allocs_before) /
+      static_cast<double>(state.iterations()));
+  state.SetItemsProcessed(state.iterations());
+}
+
 void BM_Pick(benchmark::State& state) {
   PickFixture& f = GetPickFixture(static_cast<int>(state.range(0)),
                                   static_cast<int>(state.range(1)));
@@ -95,22 +117,7 @@ void BM_Pick(benchmark::State& state) {
     PickResult warm = f.dp->TryPick(args, &queued);  // thread-local state
     if (!warm.status.ok()) state.SkipWithError("pick failed");
   }
-  int64_t allocs_before = 0;
-  bool first = true;
-  for (auto _ : state) {
-    // Counted from the first iteration: every thread is past its setup.
-    if (first) {
-      allocs_before = test_support::AllocationCount();
-      first = false;
-    }
-    PickResult r = f.dp->TryPick(args, &queued);
-    benchmark::DoNotOptimize(r.endpoint.get());
-    r.tracker.Finish(true);
-  }
-  state.counters["allocs_per_pick"] = benchmark::Counter(
-      static_cast<double>(test_support::AllocationCount() - allocs_before) /
-      static_cast<double>(state.iterations()));
-  state.SetItemsProcessed(state.iterations());
+  RunPicks(state, [&] { return f.dp->TryPick(args, &queued); });
 }
 BENCHMARK(BM_Pick)->Args({1000, 100})->Args({10, 1});
 BENCHMARK(BM_Pick)->Args({1000, 100})->Threads(2);
@@ -170,21 +177,7 @@ void BM_PickReal(benchmark::State& state) {
     PickResult warm = lb.xds->Pick(args, absl::Now() + absl::Seconds(10));
     if (!warm.status.ok()) state.SkipWithError("pick failed");
   }
-  int64_t allocs_before = 0;
-  bool first = true;
-  for (auto _ : state) {
-    if (first) {
-      allocs_before = test_support::AllocationCount();
-      first = false;
-    }
-    PickResult r = lb.xds->Pick(args, absl::InfiniteFuture());
-    benchmark::DoNotOptimize(r.endpoint.get());
-    r.tracker.Finish(true);
-  }
-  state.counters["allocs_per_pick"] = benchmark::Counter(
-      static_cast<double>(test_support::AllocationCount() - allocs_before) /
-      static_cast<double>(state.iterations()));
-  state.SetItemsProcessed(state.iterations());
+  RunPicks(state, [&] { return lb.xds->Pick(args, absl::InfiniteFuture()); });
 }
 BENCHMARK(BM_PickReal);
 
