@@ -14,6 +14,10 @@
 //   connectivity check before the pick is counted (Endpoint::Recheck,
 //   grpc::Channel::GetState(false): the re-queue of a pick whose endpoint
 //   lost its connection). Counter allocs_per_pick.
+// BM_EndpointCreate/0 vs /1: GrpcEndpointFactory::Create, which the data
+//   plane calls under its lock (picks wait on it), vs Create + Start (the
+//   grpc::Channel made and asked to connect, after the lock is released);
+//   real channels to the loopback health backend.
 // BM_Unary/xds vs BM_Unary/direct: real gRPC on loopback, one health
 //   backend; "xds" goes through an XdsChannel fed by the embedded control
 //   plane (pick + the call on the endpoint's cached stub + Finish),
@@ -36,6 +40,7 @@
 #include "lib/bootstrap/bootstrap.h"
 #include "lib/channel/data_plane.h"
 #include "lib/channel/generic_call.h"
+#include "lib/channel/grpc_endpoint.h"
 #include "lib/channel/xds_channel.h"
 #include "tests/channel/channel_test_util.h"
 #include "tests/support/alloc_counter.h"
@@ -131,8 +136,11 @@ struct Loopback {
   std::shared_ptr<grpc::Channel> direct;
   std::unique_ptr<grpc::GenericStub> direct_stub;
 
+  std::string backend_address;
+
   Loopback() {
     int port = *backend.Start("127.0.0.1:0");
+    backend_address = absl::StrCat("127.0.0.1:", port);
     int cp_port = *cp.Start();
     const std::string hcm = absl::Substitute(
         R"({"@type":"type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
@@ -180,6 +188,24 @@ void BM_PickReal(benchmark::State& state) {
   RunPicks(state, [&] { return lb.xds->Pick(args, absl::InfiniteFuture()); });
 }
 BENCHMARK(BM_PickReal);
+
+void BM_EndpointCreate(benchmark::State& state) {
+  Loopback& lb = GetLoopback();
+  const bool start = state.range(0) == 1;
+  auto factory = std::make_shared<GrpcEndpointFactory>(
+      GrpcEndpointFactory::Options{.authority = "svc"});
+  std::vector<std::shared_ptr<Endpoint>> made;
+  made.reserve(state.max_iterations);
+  for (auto _ : state) {
+    auto e = factory->Create(lb.backend_address, [] {});
+    if (start) e->Start();
+    made.push_back(std::move(e));
+  }
+  // After the timed loop: the factory waits for the started ones' watches.
+  made.clear();
+  factory.reset();
+}
+BENCHMARK(BM_EndpointCreate)->Arg(0)->Arg(1)->Iterations(300);
 
 // The same call GenericUnary makes, on the direct channel.
 grpc::Status DirectUnary(grpc::GenericStub& stub) {

@@ -165,6 +165,7 @@ void DataPlane::Shutdown() {
   std::vector<std::unique_ptr<Waiter>> waiters;
   std::map<std::string, std::unique_ptr<ClusterLb>> clusters;
   std::shared_ptr<EndpointFactory> factory;
+  std::vector<std::shared_ptr<Endpoint>> not_started;
   {
     MutexLock lock(&mu_);
     if (shutdown_) return;
@@ -182,6 +183,8 @@ void DataPlane::Shutdown() {
     clusters = std::move(clusters_);
     clusters_.clear();
     endpoints_.clear();
+    not_started = std::move(to_start_);
+    to_start_.clear();
     for (auto& [id, w] : waiters_) {
       if (w->timer != 0) options_.timers->Cancel(w->timer);
       waiters.push_back(std::move(w));
@@ -325,6 +328,7 @@ std::shared_ptr<Endpoint> DataPlane::GetEndpointLocked(
       }
     });
     weak = e;
+    if (e != nullptr) to_start_.push_back(e);
   }
   return e;
 }
@@ -746,11 +750,18 @@ void DataPlane::ScheduleApplyLocked() {
 }
 
 void DataPlane::FinishUpdate() {
+  auto to_start = std::move(to_start_);
+  to_start_.clear();
   auto reresolve = std::move(reresolve_);
   reresolve_.clear();
   auto ready = std::move(ready_picks_);
   ready_picks_.clear();
   mu_.Unlock();
+  // First: a failover's new priority waits for these connections. Started
+  // outside the lock, so picks (and the picker that leaves a failing
+  // priority, already published) do not wait for gRPC's channel setup.
+  for (const auto& e : to_start) e->Start();
+  to_start.clear();
   if (options_.request_reresolution) {
     for (const auto& [root, leaf] : reresolve) {
       options_.request_reresolution(root, leaf);

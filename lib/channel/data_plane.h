@@ -227,6 +227,8 @@ class DataPlane : public std::enable_shared_from_this<DataPlane> {
       ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, std::weak_ptr<Endpoint>> endpoints_
       ABSL_GUARDED_BY(mu_);
+  // Endpoints made under mu_, started by FinishUpdate once it is released.
+  std::vector<std::shared_ptr<Endpoint>> to_start_ ABSL_GUARDED_BY(mu_);
   uint64_t next_token_ ABSL_GUARDED_BY(mu_) = 1;
   std::vector<std::pair<std::string, std::string>> reresolve_
       ABSL_GUARDED_BY(mu_);

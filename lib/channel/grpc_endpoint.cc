@@ -59,24 +59,34 @@ std::string EndpointTarget(const std::string& address) {
 
 struct GrpcEndpointFactory::Core {
   std::string address;
+  // Made by Start(), before `started` and the first state it stores: a
+  // reader that loads either (acquire) sees it.
   std::shared_ptr<grpc::Channel> channel;
   std::function<void()> on_change;
   std::atomic<Connectivity> state{Connectivity::kIdle};
+  std::atomic<bool> started{false};
   std::atomic<bool> released{false};
 };
 
 class GrpcEndpointFactory::Handle : public Endpoint {
  public:
-  explicit Handle(std::shared_ptr<Core> core) : core_(std::move(core)) {}
-  ~Handle() override { core_->released.store(true); }
+  Handle(GrpcEndpointFactory* factory, std::shared_ptr<Core> core)
+      : factory_(factory), core_(std::move(core)) {}
+  ~Handle() override {
+    core_->released.store(true);
+    // Never started: no watch will return to end its count.
+    if (!core_->started.load(std::memory_order_acquire)) factory_->Done();
+  }
   const std::string& address() const override { return core_->address; }
   Connectivity state() const override {
-    return core_->state.load(std::memory_order_relaxed);
+    return core_->state.load(std::memory_order_acquire);
   }
   const std::shared_ptr<grpc::Channel>& channel() const override {
     return core_->channel;
   }
+  void Start() override { factory_->StartChannel(core_); }
   Connectivity Recheck() override {
+    if (!core_->started.load(std::memory_order_acquire)) return state();
     // GetState(false) reads the channel's state without starting anything,
     // so it is safe under the data plane's lock; the watch thread asks an
     // IDLE channel to reconnect when its notification arrives.
@@ -91,6 +101,7 @@ class GrpcEndpointFactory::Handle : public Endpoint {
   }
 
  private:
+  GrpcEndpointFactory* const factory_;
   const std::shared_ptr<Core> core_;
 };
 
@@ -114,6 +125,22 @@ std::shared_ptr<Endpoint> GrpcEndpointFactory::Create(
   auto core = std::make_shared<Core>();
   core->address = address;
   core->on_change = std::move(on_change);
+  {
+    // Counted from now: the destructor waits for this endpoint's release
+    // (never started) or its last watch.
+    MutexLock lock(&mu_);
+    ++pending_;
+  }
+  return std::make_shared<Handle>(this, std::move(core));
+}
+
+void GrpcEndpointFactory::StartChannel(const std::shared_ptr<Core>& core) {
+  if (core->started.load(std::memory_order_acquire)) return;
+  {
+    // Its release will end its count (the destructor is waiting for it).
+    MutexLock lock(&mu_);
+    if (shutting_down_) return;
+  }
   grpc::ChannelArguments args;
   if (!options_.authority.empty()) {
     args.SetString(GRPC_ARG_DEFAULT_AUTHORITY, options_.authority);
@@ -125,15 +152,20 @@ std::shared_ptr<Endpoint> GrpcEndpointFactory::Create(
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
               Millis(options_.max_reconnect_backoff));
   core->channel = grpc::CreateCustomChannel(
-      EndpointTarget(address), grpc::InsecureChannelCredentials(), args);
+      EndpointTarget(core->address), grpc::InsecureChannelCredentials(), args);
+  core->started.store(true, std::memory_order_release);
   grpc_connectivity_state s = core->channel->GetState(/*try_to_connect=*/true);
-  core->state.store(FromGrpc(s));
-  {
-    MutexLock lock(&mu_);
-    ++pending_;
-  }
-  Arm(core, s);
-  return std::make_shared<Handle>(std::move(core));
+  const Connectivity now = FromGrpc(s);
+  const Connectivity before = core->state.exchange(now);
+  Arm(core, s);  // the count Create took passes to the watch
+  // E.g. READY at once: a connection shared through gRPC's subchannel pool.
+  if (now != before && core->on_change) core->on_change();
+}
+
+void GrpcEndpointFactory::Done() {
+  MutexLock lock(&mu_);
+  --pending_;
+  idle_.notify_all();
 }
 
 void GrpcEndpointFactory::Arm(const std::shared_ptr<Core>& core,
@@ -158,12 +190,11 @@ void GrpcEndpointFactory::Run() {
     {
       MutexLock lock(&mu_);
       stop = stop || shutting_down_;
-      if (stop) {
-        --pending_;
-        idle_.notify_all();
-      }
     }
-    if (stop) continue;  // `core` (and its channel) goes here
+    if (stop) {
+      Done();
+      continue;  // `core` (and its channel) goes here
+    }
     // Round robin keeps every endpoint connected: an IDLE channel (the
     // backend closed the connection) is asked to connect again.
     grpc_connectivity_state s = core->channel->GetState(true);

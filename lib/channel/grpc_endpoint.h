@@ -59,6 +59,10 @@ class GrpcEndpointFactory : public EndpointFactory {
  private:
   struct Core;
   class Handle;
+  void StartChannel(const std::shared_ptr<Core>& core);
+  // One endpoint's count ends (released before its start, or its watch
+  // returned after its release).
+  void Done();
   void Arm(const std::shared_ptr<Core>& core, grpc_connectivity_state last);
   void Run();
 

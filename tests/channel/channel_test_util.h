@@ -43,10 +43,18 @@ class FakeEndpoint : public Endpoint {
     }
     return now;
   }
+  void Start() override {
+    started_.fetch_add(1);
+    if (on_start_) on_start_(address_);
+  }
   void set_state(Connectivity s) {
     transport_.store(s);
     state_.store(s);
   }
+  void set_on_start(std::function<void(const std::string&)> f) {
+    on_start_ = std::move(f);
+  }
+  int started() const { return started_.load(); }
   void set_transport_state(Connectivity s) { transport_.store(s); }
   int rechecks() const { return rechecks_.load(); }
 
@@ -55,6 +63,8 @@ class FakeEndpoint : public Endpoint {
   std::atomic<Connectivity> state_;
   std::atomic<Connectivity> transport_;
   std::atomic<int> rechecks_{0};
+  std::atomic<int> started_{0};
+  std::function<void(const std::string&)> on_start_;
   std::shared_ptr<grpc::Channel> channel_;
 };
 
@@ -68,6 +78,7 @@ class FakeEndpointFactory : public EndpointFactory {
                                    std::function<void()> on_change) override {
     auto e = std::make_shared<FakeEndpoint>(address, initial_);
     MutexLock lock(&mu_);
+    e->set_on_start(on_start_);
     ++created_;
     live_[address] = Entry{e, std::move(on_change)};
     return e;
@@ -105,6 +116,11 @@ class FakeEndpointFactory : public EndpointFactory {
     MutexLock lock(&mu_);
     return created_;
   }
+  // Runs in Endpoint::Start of the endpoints created from now on.
+  void set_on_start(std::function<void(const std::string&)> f) {
+    MutexLock lock(&mu_);
+    on_start_ = std::move(f);
+  }
 
  private:
   struct Entry {
@@ -115,6 +131,7 @@ class FakeEndpointFactory : public EndpointFactory {
   Mutex mu_;
   std::map<std::string, Entry> live_ ABSL_GUARDED_BY(mu_);
   int created_ ABSL_GUARDED_BY(mu_) = 0;
+  std::function<void(const std::string&)> on_start_ ABSL_GUARDED_BY(mu_);
 };
 
 // One locality of one priority.

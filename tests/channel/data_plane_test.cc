@@ -110,6 +110,29 @@ TEST_F(DataPlaneTest, FailoverOnTransientFailure) {
   EXPECT_EQ(dp_->DebugState()["c"].substr(0, 9), "current=1");
 }
 
+// Endpoint::Start (production: the grpc::Channel made and asked to
+// connect, 0.3-0.6 ms) runs once per endpoint after the update's picker is
+// published and the data plane's lock released: a failover's picks already
+// wait on the new priority while its connection is set up, and no pick
+// waits on channel setup. (DebugState takes the lock: a Start under it
+// would deadlock.)
+TEST_F(DataPlaneTest, EndpointsStartAfterTheirPickerIsPublished) {
+  Start();
+  std::vector<std::string> seen;
+  factory_->set_on_start([&](const std::string& address) {
+    seen.push_back(absl::StrCat(address, " ", PickOnce(), " ",
+                                dp_->DebugState()["c"].substr(0, 9)));
+  });
+  dp_->Update(TwoPriorities());
+  factory_->Set("a:1", C::kTransientFailure);
+  EXPECT_EQ(seen, (std::vector<std::string>{"a:1 QUEUED current=0",
+                                            "b:1 QUEUED current=1"}));
+  EXPECT_EQ(factory_->Get("a:1")->started(), 1);
+  EXPECT_EQ(factory_->Get("b:1")->started(), 1);
+  factory_->Set("b:1", C::kReady);
+  EXPECT_EQ(PickOnce(), "b:1");
+}
+
 // Priority policy: a child that does not connect within the failover
 // timeout (10 s) gives way to the next priority.
 TEST_F(DataPlaneTest, FailoverTimerMovesOn) {
