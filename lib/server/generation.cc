@@ -2,7 +2,7 @@
 
 #include <unistd.h>
 
-#include <map>
+#include <algorithm>
 #include <variant>
 
 #include "absl/strings/str_cat.h"
@@ -93,31 +93,95 @@ std::string PeerKey(const routing::SocketAddress& peer) {
   return absl::StrCat(peer.ipv6 ? "ipv6:" : "ipv4:", peer.ToString());
 }
 
+// Per chain (the default chain last) the credentials to serve it with; null
+// for no chain, or a chain whose TLS credentials failed (a configuration
+// error: its connections are closed, never served in plaintext).
+std::vector<std::shared_ptr<grpc::ServerCredentials>> ChainCredentials(
+    const resources::ServerListener& listener, const GenerationOptions& options,
+    std::vector<std::string>* config_errors) {
+  // A36 / A29: the TLS cache returns one object per distinct setting.
+  auto credentials_of = [&](const resources::FilterChainData* chain)
+      -> std::shared_ptr<grpc::ServerCredentials> {
+    if (chain == nullptr) return nullptr;
+    if (!chain->tls.has_value()) return options.credentials;
+    if (!options.tls_credentials) return nullptr;
+    auto creds = options.tls_credentials(*chain->tls);
+    if (!creds.ok()) {
+      config_errors->push_back(absl::StrCat(
+          "TLS credentials unavailable (connections on its filter chain are "
+          "closed): ",
+          creds.status().message()));
+      return nullptr;
+    }
+    return *std::move(creds);
+  };
+  std::vector<std::shared_ptr<grpc::ServerCredentials>> out;
+  out.reserve(listener.filter_chains.size() + 1);
+  for (const auto& chain : listener.filter_chains) {
+    out.push_back(credentials_of(chain.get()));
+  }
+  out.push_back(credentials_of(listener.default_filter_chain.has_value()
+                                   ? &*listener.default_filter_chain
+                                   : nullptr));
+  return out;
+}
+
 }  // namespace
 
-Generation::Generation(uint64_t id,
-                       std::shared_ptr<const xds_config::ServerConfig> c,
-                       routing::SocketAddress listening_address)
-    : id_(id), config_(std::move(c)), listening_address_(listening_address) {
-  listener_ = &std::get<resources::ServerListener>(config_->listener->listener);
-  chain_selector_ = std::make_unique<routing::FilterChainSelector>(*listener_);
-}
+Generation::Generation(routing::SocketAddress listening_address)
+    : listening_address_(listening_address) {}
 
 absl::StatusOr<std::unique_ptr<Generation>> Generation::Start(
     uint64_t id, std::shared_ptr<const xds_config::ServerConfig> config,
-    const GenerationOptions& options, std::vector<std::string>* config_errors) {
+    const GenerationOptions& options, std::vector<std::string>* config_errors,
+    std::unique_ptr<Generation>* spare) {
   if (config == nullptr || config->listener == nullptr ||
       !std::holds_alternative<resources::ServerListener>(
           config->listener->listener)) {
     return absl::InvalidArgumentError("not a server Listener");
   }
-  std::unique_ptr<Generation> g(
-      new Generation(id, config, options.listening_address));
-  {
-    MutexLock lock(&g->mu_);
-    g->route_source_ = *config;
-    g->routes_ = ChainRoutes::Build(*g->listener_, *config, config_errors);
+  const auto& listener =
+      std::get<resources::ServerListener>(config->listener->listener);
+  std::shared_ptr<const ChainRoutes> routes =
+      ChainRoutes::Build(listener, *config, config_errors);
+  std::vector<std::shared_ptr<grpc::ServerCredentials>> chain_credentials =
+      ChainCredentials(listener, options, config_errors);
+  std::unique_ptr<Generation> g;
+  if (spare != nullptr && *spare != nullptr &&
+      (*spare)->Serves(chain_credentials)) {
+    g = std::move(*spare);
+  } else {
+    // One acceptor per distinct credentials object.
+    std::vector<std::shared_ptr<grpc::ServerCredentials>> distinct;
+    for (const auto& c : chain_credentials) {
+      if (c != nullptr &&
+          std::find(distinct.begin(), distinct.end(), c) == distinct.end()) {
+        distinct.push_back(c);
+      }
+    }
+    absl::StatusOr<std::unique_ptr<Generation>> built =
+        Build(id, options, std::move(distinct));
+    if (!built.ok()) return built.status();
+    g = *std::move(built);
   }
+  g->Bind(id, std::move(config), std::move(routes), chain_credentials);
+  return g;
+}
+
+absl::StatusOr<std::unique_ptr<Generation>> Generation::Prepare(
+    const GenerationOptions& options,
+    std::vector<std::shared_ptr<grpc::ServerCredentials>> credentials) {
+  if (!options.async_factories.empty()) {
+    return absl::FailedPreconditionError(
+        "no generation is prepared ahead with async service factories");
+  }
+  return Build(0, options, std::move(credentials));
+}
+
+absl::StatusOr<std::unique_ptr<Generation>> Generation::Build(
+    uint64_t id, const GenerationOptions& options,
+    std::vector<std::shared_ptr<grpc::ServerCredentials>> credentials) {
+  std::unique_ptr<Generation> g(new Generation(options.listening_address));
   grpc::ServerBuilder builder;
   for (grpc::Service* s : options.services) builder.RegisterService(s);
   // grpc++ binds an async service to one grpc::Server: each generation has
@@ -151,44 +215,14 @@ absl::StatusOr<std::unique_ptr<Generation>> Generation::Start(
       interceptors;
   interceptors.push_back(std::make_unique<RouteCheckFactory>(g.get()));
   builder.experimental().SetInterceptorCreators(std::move(interceptors));
-  // A36 / A29: each chain's credentials; one acceptor per distinct
-  // credentials object (the TLS cache returns one per distinct setting).
-  std::map<grpc::ServerCredentials*,
-           grpc::experimental::ExternalConnectionAcceptor*>
-      by_creds;
-  auto acceptor_for = [&](const std::shared_ptr<grpc::ServerCredentials>& c) {
-    auto it = by_creds.find(c.get());
-    if (it != by_creds.end()) return it->second;
-    g->acceptors_.push_back(
-        builder.experimental().AddExternalConnectionAcceptor(
-            grpc::ServerBuilder::experimental_type::ExternalConnectionType::
-                FROM_FD,
-            c));
-    by_creds[c.get()] = g->acceptors_.back().get();
-    return g->acceptors_.back().get();
-  };
-  auto chain_creds = [&](const resources::FilterChainData* chain)
-      -> grpc::experimental::ExternalConnectionAcceptor* {
-    if (chain == nullptr) return nullptr;
-    if (!chain->tls.has_value()) return acceptor_for(options.credentials);
-    if (!options.tls_credentials) return nullptr;
-    auto creds = options.tls_credentials(*chain->tls);
-    if (!creds.ok()) {
-      config_errors->push_back(absl::StrCat(
-          "TLS credentials unavailable (connections on its filter chain are "
-          "closed): ",
-          creds.status().message()));
-      return nullptr;
-    }
-    return acceptor_for(*creds);
-  };
-  for (const auto& chain : g->listener_->filter_chains) {
-    g->chain_acceptor_.push_back(chain_creds(chain.get()));
+  for (std::shared_ptr<grpc::ServerCredentials>& c : credentials) {
+    Acceptor a;
+    a.acceptor = builder.experimental().AddExternalConnectionAcceptor(
+        grpc::ServerBuilder::experimental_type::ExternalConnectionType::FROM_FD,
+        c);
+    a.credentials = std::move(c);
+    g->acceptors_.push_back(std::move(a));
   }
-  g->chain_acceptor_.push_back(
-      chain_creds(g->listener_->default_filter_chain.has_value()
-                      ? &*g->listener_->default_filter_chain
-                      : nullptr));
   g->server_ = builder.BuildAndStart();
   if (g->server_ == nullptr) {
     for (Async& a : g->async_) a.cq->Shutdown();
@@ -198,6 +232,53 @@ absl::StatusOr<std::unique_ptr<Generation>> Generation::Start(
   }
   for (Async& a : g->async_) a.instance->Start(a.cq.get());
   return g;
+}
+
+std::vector<std::shared_ptr<grpc::ServerCredentials>> Generation::credentials()
+    const {
+  std::vector<std::shared_ptr<grpc::ServerCredentials>> out;
+  out.reserve(acceptors_.size());
+  for (const Acceptor& a : acceptors_) out.push_back(a.credentials);
+  return out;
+}
+
+bool Generation::Serves(
+    const std::vector<std::shared_ptr<grpc::ServerCredentials>>&
+        chain_credentials) const {
+  for (const auto& c : chain_credentials) {
+    if (c == nullptr) continue;
+    auto same = [&c](const Acceptor& a) { return a.credentials == c; };
+    if (std::none_of(acceptors_.begin(), acceptors_.end(), same)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void Generation::Bind(
+    uint64_t id, std::shared_ptr<const xds_config::ServerConfig> c,
+    std::shared_ptr<const ChainRoutes> routes,
+    const std::vector<std::shared_ptr<grpc::ServerCredentials>>&
+        chain_credentials) {
+  id_ = id;
+  config_ = std::move(c);
+  listener_ = &std::get<resources::ServerListener>(config_->listener->listener);
+  chain_selector_ = std::make_unique<routing::FilterChainSelector>(*listener_);
+  chain_acceptor_.clear();
+  chain_acceptor_.reserve(chain_credentials.size());
+  for (const auto& creds : chain_credentials) {
+    grpc::experimental::ExternalConnectionAcceptor* acceptor = nullptr;
+    for (const Acceptor& a : acceptors_) {
+      if (creds != nullptr && a.credentials == creds) {
+        acceptor = a.acceptor.get();
+        break;
+      }
+    }
+    chain_acceptor_.push_back(acceptor);
+  }
+  MutexLock lock(&mu_);
+  route_source_ = *config_;
+  routes_ = std::move(routes);
 }
 
 Generation::~Generation() {

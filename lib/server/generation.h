@@ -43,13 +43,26 @@ struct GenerationOptions {
 
 class Generation {
  public:
-  // Builds and starts the grpc::Server (no listening port); *config_errors
-  // gets A36's configuration errors of its routes (ChainRoutes::Build).
+  // The generation serving `config`'s Listener: `*spare` (taken from it)
+  // when that was Prepare()d with an acceptor for every chain's
+  // credentials, else a grpc::Server (no listening port) built and started
+  // now. *config_errors gets A36's configuration errors of its routes
+  // (ChainRoutes::Build) and of chains whose TLS credentials failed.
   static absl::StatusOr<std::unique_ptr<Generation>> Start(
       uint64_t id, std::shared_ptr<const xds_config::ServerConfig> config,
+      const GenerationOptions& options, std::vector<std::string>* config_errors,
+      std::unique_ptr<Generation>* spare = nullptr);
+  // A started grpc::Server with no Listener yet, for a later Start to take
+  // (building and starting one is then off the way to SERVING): one
+  // acceptor per entry of `credentials` (distinct). Fails with async service
+  // factories in `options` (their instances are made per generation id).
+  static absl::StatusOr<std::unique_ptr<Generation>> Prepare(
       const GenerationOptions& options,
-      std::vector<std::string>* config_errors);
+      std::vector<std::shared_ptr<grpc::ServerCredentials>> credentials);
   ~Generation();  // Shutdown(now) if still running
+
+  // The distinct credentials its acceptors serve.
+  std::vector<std::shared_ptr<grpc::ServerCredentials>> credentials() const;
 
   uint64_t id() const { return id_; }
   const resources::ServerListener& listener() const { return *listener_; }
@@ -86,19 +99,35 @@ class Generation {
   void Shutdown(absl::Time deadline);
 
  private:
-  Generation(uint64_t id, std::shared_ptr<const xds_config::ServerConfig> c,
-             routing::SocketAddress listening_address);
+  explicit Generation(routing::SocketAddress listening_address);
+  // The server with one acceptor per entry of `credentials`.
+  static absl::StatusOr<std::unique_ptr<Generation>> Build(
+      uint64_t id, const GenerationOptions& options,
+      std::vector<std::shared_ptr<grpc::ServerCredentials>> credentials);
+  // Whether it has an acceptor for each (non-null) chain credentials.
+  bool Serves(const std::vector<std::shared_ptr<grpc::ServerCredentials>>&
+                  chain_credentials) const;
+  // Gives a built server its Listener, before any connection reaches it
+  // (the caller publishes it afterwards under its own lock).
+  void Bind(uint64_t id, std::shared_ptr<const xds_config::ServerConfig> c,
+            std::shared_ptr<const ChainRoutes> routes,
+            const std::vector<std::shared_ptr<grpc::ServerCredentials>>&
+                chain_credentials);
   size_t ChainForPeer(absl::string_view peer)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  const uint64_t id_;
-  const std::shared_ptr<const xds_config::ServerConfig> config_;
+  // Set once by Bind.
+  uint64_t id_ = 0;
+  std::shared_ptr<const xds_config::ServerConfig> config_;
   const resources::ServerListener* listener_ = nullptr;
   std::unique_ptr<const routing::FilterChainSelector> chain_selector_;
   // One acceptor per distinct credentials; per chain (the default chain
   // last) the one to use, null if its credentials failed.
-  std::vector<std::unique_ptr<grpc::experimental::ExternalConnectionAcceptor>>
-      acceptors_;
+  struct Acceptor {
+    std::shared_ptr<grpc::ServerCredentials> credentials;
+    std::unique_ptr<grpc::experimental::ExternalConnectionAcceptor> acceptor;
+  };
+  std::vector<Acceptor> acceptors_;
   std::vector<grpc::experimental::ExternalConnectionAcceptor*> chain_acceptor_;
   const routing::SocketAddress listening_address_;
   // Per async service factory, its instance and completion queue; both

@@ -32,6 +32,11 @@
 //   max_connection_age even without updates, and an update reaches an
 //   existing connection within that age rather than at once.
 // - An RDS-only change applies to existing connections without draining.
+// - The next generation's grpc::Server is built and started ahead (a
+//   "spare" serving the user's credentials and the current Listener's), so
+//   a Listener's way to SERVING does not include it; a Listener whose chains
+//   need other credentials builds its own. None with async service
+//   factories or set_spare_generation(false).
 #ifndef XDSFED_LIB_SERVER_XDS_SERVER_H_
 #define XDSFED_LIB_SERVER_XDS_SERVER_H_
 
@@ -101,6 +106,10 @@ class XdsServerBuilder {
       std::shared_ptr<client::XdsTransportFactory> factory);
   // A channel argument for every generation's grpc::Server.
   XdsServerBuilder& AddChannelArgument(const std::string& name, int value);
+  // Whether the next generation's grpc::Server is built and started ahead
+  // (see above; default true). Off: no grpc::Server exists until a Listener
+  // is served, and each Listener builds its own on its way to SERVING.
+  XdsServerBuilder& set_spare_generation(bool enabled);
 
   // Fails on a missing or invalid bootstrap, a bootstrap without
   // server_listener_resource_name_template, a bad address, or a port that
