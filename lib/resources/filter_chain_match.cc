@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
+#include <memory_resource>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -178,10 +180,15 @@ size_t SaturatingProduct(std::initializer_list<size_t> sizes) {
   return product;
 }
 
+using NormalizedMatcherSet =
+    absl::flat_hash_set<NormalizedMatcher, absl::Hash<NormalizedMatcher>,
+                        std::equal_to<NormalizedMatcher>,
+                        std::pmr::polymorphic_allocator<NormalizedMatcher>>;
+
 // Adds chain `m`'s normalized matchers to `seen`; false on the first one
 // already present. `m` must outlive `seen`.
 bool AddNormalizedMatchers(const FilterChainMatch& m,
-                           absl::flat_hash_set<NormalizedMatcher>* seen) {
+                           NormalizedMatcherSet* seen) {
   const auto dests = OrAbsent(m.prefix_ranges);
   const auto servers = OrAbsent(m.server_names);
   const auto apps = OrAbsent(m.application_protocols);
@@ -214,19 +221,31 @@ bool AddNormalizedMatchers(const FilterChainMatch& m,
   return true;
 }
 
-// The map under construction. Sources are found by their prefix text while
-// it is built (hashed: a 1,000-chain Listener has up to 1,000 of them) and
-// put in text order at the end, for a stable order; destinations are few.
+// The map under construction, in the scratch memory. Sources are found by
+// their prefix text while it is built (hashed: a 1,000-chain Listener has up
+// to 1,000 of them) and put in text order at the end, for a stable order;
+// destinations are few.
 struct InternalSourceIp {
   std::string key;  // the prefix text, "" for any source
   std::optional<CidrRange> prefix_range;
-  std::map<uint32_t, size_t> ports;
+  std::map<uint32_t, size_t> ports;  // moved into the map
 };
 struct InternalSources {
-  std::vector<InternalSourceIp> entries;
-  absl::flat_hash_map<std::string, size_t> index;  // key -> entries[i]
+  explicit InternalSources(std::pmr::memory_resource* scratch)
+      : entries(scratch),
+        index(0, absl::Hash<std::string>(), std::equal_to<std::string>(),
+              scratch) {}
+  std::pmr::vector<InternalSourceIp> entries;
+  // key -> entries[i]
+  absl::flat_hash_map<
+      std::string, size_t, absl::Hash<std::string>, std::equal_to<std::string>,
+      std::pmr::polymorphic_allocator<std::pair<const std::string, size_t>>>
+      index;
 };
 struct InternalDestination {
+  explicit InternalDestination(std::pmr::memory_resource* scratch)
+      : source_types{InternalSources(scratch), InternalSources(scratch),
+                     InternalSources(scratch)} {}
   std::optional<CidrRange> prefix_range;
   std::array<InternalSources, 3> source_types;
 };
@@ -388,8 +407,8 @@ std::optional<FilterChainMatch> ParseFilterChainMatch(
 }
 
 FilterChainMap BuildFilterChainMap(
-    const std::vector<std::optional<FilterChainMatch>>& matches,
-    ValidationErrors* errors) {
+    absl::Span<const std::optional<FilterChainMatch>> matches,
+    ValidationErrors* errors, std::pmr::memory_resource* scratch) {
   // 1. Uniqueness. A36 §FilterChainMatch: "While an always-failing matcher
   // may be pruned and ignored when matching a new connection, it must still
   // be checked when verifying that the most-specific matching logic is
@@ -399,7 +418,8 @@ FilterChainMap BuildFilterChainMap(
   // not. (C-core 1.51 instead drops destination_port chains before checking.)
   // Hashed (membership is all that is asked); the field path is built only
   // for an error (a Listener of 1,000 chains checks 1,000 matchers).
-  absl::flat_hash_set<NormalizedMatcher> seen;
+  NormalizedMatcherSet seen(0, absl::Hash<NormalizedMatcher>(),
+                            std::equal_to<NormalizedMatcher>(), scratch);
   seen.reserve(matches.size());
   size_t total = 0;
   for (size_t i = 0; i < matches.size(); ++i) {
@@ -458,7 +478,7 @@ FilterChainMap BuildFilterChainMap(
       std::string text = key_text(key);
       const bool unused =
           m->transport_protocol.empty() && raw_buffer_dests.count(text) > 0;
-      auto [it, added] = dests.try_emplace(std::move(text));
+      auto [it, added] = dests.try_emplace(std::move(text), scratch);
       if (added && key != nullptr) it->second.prefix_range = *key;
       if (!m->CanMatch() || unused) continue;
       AddToDestination(*m, i, matches.size(), &it->second);
@@ -466,12 +486,13 @@ FilterChainMap BuildFilterChainMap(
   }
   FilterChainMap out;
   out.destination_ips.reserve(dests.size());
-  std::vector<SortKey> order;  // of a type's sources
+  std::pmr::vector<SortKey> order(scratch);  // of a type's sources
   for (auto& [key, dest] : dests) {
     FilterChainMap::DestinationIp d;
     d.prefix_range = std::move(dest.prefix_range);
     for (size_t t = 0; t < 3; ++t) {
-      std::vector<InternalSourceIp>& entries = dest.source_types[t].entries;
+      std::pmr::vector<InternalSourceIp>& entries =
+          dest.source_types[t].entries;
       // By text; the first 8 bytes as one big-endian number decide most
       // comparisons ("10.0.12.0/24" vs "10.0.120.0/24" needs the rest).
       order.clear();

@@ -20,10 +20,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory_resource>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "json/json.h"
 
 namespace envoy {
@@ -130,10 +132,13 @@ struct FilterChainMap {
 // under ".filter_chains[i].filter_chain_match" below the current path (the
 // Listener). At most kMaxNormalizedMatchers normalized matchers are checked;
 // a Listener with more is rejected (the product can grow exponentially).
+// Its working memory (not the map's) comes from `scratch` (the Listener
+// decode passes a kept, pre-touched block: listener.cc).
 inline constexpr size_t kMaxNormalizedMatchers = 100000;
 FilterChainMap BuildFilterChainMap(
-    const std::vector<std::optional<FilterChainMatch>>& matches,
-    ValidationErrors* errors);
+    absl::Span<const std::optional<FilterChainMatch>> matches,
+    ValidationErrors* errors,
+    std::pmr::memory_resource* scratch = std::pmr::new_delete_resource());
 
 }  // namespace resources
 }  // namespace xdsfed

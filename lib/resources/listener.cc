@@ -3,6 +3,7 @@
 #include <atomic>
 #include <climits>
 #include <memory>
+#include <memory_resource>
 #include <string>
 #include <utility>
 #include <vector>
@@ -169,9 +170,11 @@ std::string JoinHostPort(const std::string& host, uint32_t port) {
   return absl::StrCat(host, ":", port);
 }
 
+// `scratch`: the working memory (not the value's).
 ServerListener ParseServerListener(const listener_pb::Listener& proto,
                                    const DecodeContext& context,
-                                   ValidationErrors* errors) {
+                                   ValidationErrors* errors,
+                                   std::pmr::memory_resource* scratch) {
   ServerListener out;
   {
     Field field(errors, ".address");
@@ -202,7 +205,7 @@ ServerListener ParseServerListener(const listener_pb::Listener& proto,
     errors->AddError("must not be true");
   }
   const size_t n = static_cast<size_t>(proto.filter_chains_size());
-  std::vector<std::optional<FilterChainMatch>> matches;
+  std::pmr::vector<std::optional<FilterChainMatch>> matches(scratch);
   matches.reserve(n);
   std::vector<std::shared_ptr<const FilterChainData>> chains;
   chains.reserve(n);
@@ -248,12 +251,13 @@ ServerListener ParseServerListener(const listener_pb::Listener& proto,
       last.emplace(*key, chains.size() - 1);
     }
   }
-  out.filter_chain_map = BuildFilterChainMap(matches, errors);
+  out.filter_chain_map = BuildFilterChainMap(matches, errors, scratch);
   // Keep only the chains the map can select, renumbered in input order.
   std::vector<bool> selectable(n, false);
   out.filter_chain_map.ForEachChainIndex(
       [&selectable](size_t& index) { selectable[index] = true; });
   std::vector<size_t> renumber(n, 0);
+  out.input_index.reserve(n);
   for (size_t old_index = 0; old_index < n; ++old_index) {
     if (!selectable[old_index]) continue;
     renumber[old_index] = out.input_index.size();
@@ -285,54 +289,63 @@ ServerListener ParseServerListener(const listener_pb::Listener& proto,
   return out;
 }
 
-// A Listener decode starts its protobuf arena in one kept block: the parsed
-// proto of a 1,000-chain Listener (~0.75 MB of small messages) then lands on
-// pages touched before, where malloc'd arena blocks were fresh pages in a
-// decode that grew the heap (~190 first-touch faults, ~1.2 us each on a VM,
-// bench/RESULTS.md). One block per process, used by one decode at a time;
-// another decode meanwhile gets malloc'd blocks as before. Only the pages a
-// decode (or PrewarmListenerDecode) touched become resident.
+// A Listener decode starts its protobuf arena in one kept block, and takes
+// its working memory (the chains' matches, the duplicate-matcher set, the
+// map under construction) from a second one: the parsed proto of a
+// 1,000-chain Listener (~0.75 MB of small messages) and ~0.55 MB of working
+// memory then land on pages touched before, where malloc'd memory was fresh
+// pages (~190 + ~130 first-touch faults, ~1.2 us each on a VM,
+// bench/RESULTS.md), grown by an mprotect per page or two and, for blocks of
+// 128 KB and more, mapped and unmapped in every decode. One pair of blocks
+// per process, used by one decode at a time; another decode meanwhile
+// allocates as before. Only the pages a decode (or PrewarmListenerDecode)
+// touched become resident.
 class ListenerDecodeScratch {
  public:
-  static constexpr size_t kBytes = size_t{1} << 20;
+  static constexpr size_t kBytes = size_t{1} << 20;  // each block
 
   static ListenerDecodeScratch& Get() {
     static ListenerDecodeScratch* const scratch = new ListenerDecodeScratch();
     return *scratch;
   }
-  // The block while held; null if another decode holds it.
+  // The blocks while held; null if another decode holds them.
   class Hold {
    public:
-    Hold() : scratch_(Get()), block_(scratch_.TryAcquire()) {}
+    Hold() : scratch_(Get()), blocks_(scratch_.TryAcquire()) {}
     ~Hold() {
-      if (block_ != nullptr) scratch_.Release();
+      if (blocks_ != nullptr) scratch_.Release();
     }
     Hold(const Hold&) = delete;
     Hold& operator=(const Hold&) = delete;
-    char* block() const { return block_; }
+    // The protobuf arena's first block.
+    char* arena_block() const { return blocks_; }
+    // The working memory's.
+    char* work_block() const {
+      return blocks_ == nullptr ? nullptr : blocks_ + kBytes;
+    }
 
    private:
     ListenerDecodeScratch& scratch_;
-    char* const block_;
+    char* const blocks_;
   };
 
   void Touch() {
     Hold hold;
-    if (hold.block() == nullptr) return;  // a decode is touching it anyway
-    volatile char* pages = hold.block();
-    for (size_t i = 0; i < kBytes; i += 4096) pages[i] = 0;
+    if (hold.arena_block() == nullptr) return;  // a decode touches them
+    volatile char* pages = hold.arena_block();
+    for (size_t i = 0; i < 2 * kBytes; i += 4096) pages[i] = 0;
   }
 
  private:
   char* TryAcquire() {
     if (busy_.exchange(true, std::memory_order_acquire)) return nullptr;
-    return block_.get();
+    return blocks_.get();
   }
   void Release() { busy_.store(false, std::memory_order_release); }
 
-  ListenerDecodeScratch() : block_(new char[kBytes]) {}
+  ListenerDecodeScratch() : blocks_(new char[2 * kBytes]) {}
   std::atomic<bool> busy_{false};
-  const std::unique_ptr<char[]> block_;
+  const std::unique_ptr<char[]> blocks_;
 };
 
 class ListenerType final : public XdsResourceType<Listener> {
@@ -351,11 +364,19 @@ class ListenerType final : public XdsResourceType<Listener> {
     google::protobuf::ArenaOptions options;
     options.start_block_size = 4096;
     options.max_block_size = 64 * 1024;
-    // Declared before the arena: released after the arena is gone.
+    // Declared before the arena and the working memory: released after
+    // both are gone.
     ListenerDecodeScratch::Hold scratch;
-    options.initial_block = scratch.block();
+    options.initial_block = scratch.arena_block();
     if (options.initial_block != nullptr) {
       options.initial_block_size = ListenerDecodeScratch::kBytes;
+    }
+    std::optional<std::pmr::monotonic_buffer_resource> work_block;
+    std::pmr::memory_resource* work = std::pmr::new_delete_resource();
+    if (scratch.work_block() != nullptr) {
+      work = &work_block.emplace(scratch.work_block(),
+                                 ListenerDecodeScratch::kBytes,
+                                 std::pmr::new_delete_resource());
     }
     google::protobuf::Arena arena(options);
     listener_pb::Listener& proto =
@@ -374,7 +395,7 @@ class ListenerType final : public XdsResourceType<Listener> {
     if (proto.has_api_listener()) {
       listener.listener = ParseClientListener(proto, &errors);
     } else if (proto.has_address()) {
-      listener.listener = ParseServerListener(proto, context, &errors);
+      listener.listener = ParseServerListener(proto, context, &errors, work);
     } else {
       Field field(&errors, ".api_listener");
       errors.AddError("neither api_listener nor address is set");

@@ -106,10 +106,11 @@ template <>
 const XdsResourceType<Listener>& XdsResourceType<Listener>::Get();
 const XdsResourceType<Listener>& ListenerResourceType();
 
-// Touches the kept first block of the Listener decode's protobuf arena, so
-// that a later Listener decode does not fault its pages in on the way to
-// SERVING (an xDS-enabled server calls it before it subscribes; lib/server).
-// Keeps 1 MiB resident for the life of the process. Thread-safe.
+// Touches the kept blocks of the Listener decode (its protobuf arena's first
+// block and its working memory), so that a later Listener decode does not
+// fault their pages in on the way to SERVING (an xDS-enabled server calls
+// it before it subscribes; lib/server). Keeps 2 MiB resident for the life
+// of the process. Thread-safe.
 void PrewarmListenerDecode();
 
 }  // namespace resources

@@ -812,10 +812,10 @@ TEST(ListenerTest, TooManyNormalizedMatchers) {
             "matchers: more than 100000 in the Listener]");
 }
 
-// Listener decodes start their arena in one kept block (listener.cc), one
-// decode at a time: decodes from several threads at once (and a prewarm
-// meanwhile), one Listener past the block's 1 MiB, still give each
-// Listener's own value.
+// Listener decodes start their arena in one kept block and take their
+// working memory from a second (listener.cc), one decode at a time: decodes
+// from several threads at once (and a prewarm meanwhile), one Listener past
+// both blocks' 1 MiB, still give each Listener's own value.
 TEST(ListenerTest, ConcurrentDecodesOnTheKeptArenaBlock) {
   auto listener_bytes = [](int chains, const std::string& tag) {
     listener_pb::Listener l = ServerListenerProto();
