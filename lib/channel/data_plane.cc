@@ -190,6 +190,7 @@ void DataPlane::Shutdown() {
       waiters.push_back(std::move(w));
     }
     waiters_.clear();
+    async_waiting_.store(0, std::memory_order_relaxed);
     auto picker = std::make_shared<Picker>();
     picker->has_config = true;
     picker->status = absl::UnavailableError("channel shut down");
@@ -600,7 +601,9 @@ void DataPlane::OnRetentionTimer(const std::string& cluster, uint64_t token) {
 }
 
 void DataPlane::OnEndpointChange() {
-  if (!options_.batch_endpoint_changes) {
+  if (!options_.batch_endpoint_changes ||
+      waiting_picks_.load(std::memory_order_relaxed) > 0 ||
+      async_waiting_.load(std::memory_order_relaxed) > 0) {
     ApplyEndpointChanges();
     return;
   }
@@ -707,6 +710,7 @@ void DataPlane::PublishLocked() {
     ready_picks_.emplace_back(std::move(w.done), std::move(r));
     it = waiters_.erase(it);
   }
+  async_waiting_.store(waiters_.size(), std::memory_order_relaxed);
   // A waiter's endpoint was found no longer READY (its state is recorded
   // now): a picker without it, for the waiters still queued.
   if (stale) {
@@ -921,6 +925,7 @@ PickResult DataPlane::Pick(const PickArgs& args, absl::Time deadline) {
       if (picker_version_ != version) continue;
     }
     bool timed_out = false;
+    waiting_picks_.fetch_add(1, std::memory_order_relaxed);
     while (picker_version_ == version && !timed_out && !shutdown_) {
       if (deadline == absl::InfiniteFuture()) {
         picker_changed_.wait(mu_);
@@ -931,6 +936,7 @@ PickResult DataPlane::Pick(const PickArgs& args, absl::Time deadline) {
         timed_out = true;
       }
     }
+    waiting_picks_.fetch_sub(1, std::memory_order_relaxed);
     if (timed_out) {
       FinishUpdate();
       return Failed(absl::DeadlineExceededError(
@@ -988,6 +994,7 @@ void DataPlane::PickAsync(const PickArgs& args, absl::Time deadline,
                                          });
   }
   waiters_[id] = std::move(w);
+  async_waiting_.store(waiters_.size(), std::memory_order_relaxed);
   FinishUpdate();
 }
 
@@ -999,6 +1006,7 @@ void DataPlane::OnWaiterDeadline(uint64_t id) {
     if (it == waiters_.end()) return;
     w = std::move(it->second);
     waiters_.erase(it);
+    async_waiting_.store(waiters_.size(), std::memory_order_relaxed);
   }
   w->done(Failed(absl::DeadlineExceededError(
       "deadline exceeded while waiting for a connecting priority")));

@@ -104,6 +104,10 @@ class DataPlane : public std::enable_shared_from_this<DataPlane> {
     // instead of on the notifying thread one by one: each application is
     // O(endpoints), so 100,000 endpoints connecting one by one would be
     // quadratic. Off: applied at once (unit tests drive changes one by one).
+    // Either way a change is applied at once while a pick waits for a
+    // connecting priority: the first READY endpoint releases it without the
+    // timer thread's hop (0.05-0.8 ms measured); once no pick waits, the
+    // changes that follow are batched again.
     bool batch_endpoint_changes = false;
     absl::Duration failover_timeout = absl::Seconds(10);
     absl::Duration retention = absl::Minutes(15);
@@ -241,6 +245,10 @@ class DataPlane : public std::enable_shared_from_this<DataPlane> {
   uint64_t picker_version_ ABSL_GUARDED_BY(mu_) = 0;
   // PublishLocked's nesting through stale waiters (kMaxRepublish).
   int republish_depth_ ABSL_GUARDED_BY(mu_) = 0;
+  // Picks waiting for a picker: Pick() callers in their wait, and waiters_
+  // (mirrored here so OnEndpointChange reads it without mu_).
+  std::atomic<int> waiting_picks_{0};
+  std::atomic<size_t> async_waiting_{0};
   // A batch of endpoint changes is scheduled (batch_endpoint_changes).
   std::atomic<bool> changes_pending_{false};
   // Read by picks without mu_ (std::atomic_load / atomic_store).

@@ -5,6 +5,7 @@
 // many threads while updates arrive (TSan).
 #include "lib/channel/data_plane.h"
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
@@ -431,6 +432,48 @@ TEST_F(DataPlaneTest, LogicalDnsPickFirstAndReresolution) {
 
 // A pick waits for a connecting priority, up to its deadline; the async form
 // completes when the priority is READY.
+// Batched endpoint changes (XdsChannel's setting) wait for the timer thread,
+// except while a pick waits for a connecting priority: the READY that
+// releases it is applied at once, on the notifying thread.
+TEST_F(DataPlaneTest, ChangeAppliedAtOnceWhileAPickWaits) {
+  Start(C::kConnecting, /*batch=*/true);
+  dp_->Update(
+      Config({{"/", "c"}},
+             {Cluster("c", {EdsLeaf("c", {{{"z", 1, {"a:1", "b:1"}}}})})}));
+  std::string async_result;
+  dp_->PickAsync({"/s/M", {}}, absl::InfiniteFuture(), [&](PickResult r) {
+    async_result = r.status.ok() ? r.endpoint->address() : r.status.ToString();
+    if (r.status.ok()) r.tracker.Finish(true);
+  });
+  EXPECT_EQ(async_result, "");
+  factory_->Set("a:1", C::kReady);  // no timer run
+  EXPECT_EQ(async_result, "a:1");
+  // Nobody waits now: the next change is batched again.
+  factory_->Set("b:1", C::kReady);
+  EXPECT_EQ(Count(10)["a:1"], 10);
+  timers_->Advance(absl::ZeroDuration());
+  EXPECT_EQ(Count(10)["b:1"], 5);
+  // A synchronous Pick() waiting in another thread counts too.
+  dp_->Update(
+      Config({{"/", "c"}},
+             {Cluster("c", {EdsLeaf("c", {{{"z", 1, {"d:1"}}}})})}));
+  std::atomic<bool> picked{false};
+  std::thread t([&] {
+    // Until the pick returns: a change made before it waits is batched
+    // (and the fake timers never run the batch).
+    while (!picked.load()) {
+      factory_->Set("d:1", C::kReady);
+      absl::SleepFor(absl::Milliseconds(5));
+    }
+  });
+  PickResult r = dp_->Pick({"/s/M", {}}, absl::Now() + absl::Seconds(5));
+  picked.store(true);
+  t.join();
+  ASSERT_TRUE(r.status.ok()) << r.status;
+  EXPECT_EQ(r.endpoint->address(), "d:1");
+  r.tracker.Finish(true);
+}
+
 TEST_F(DataPlaneTest, WaitingPicks) {
   Start();
   dp_->Update(TwoPriorities());
