@@ -454,9 +454,8 @@ TEST_F(DataPlaneTest, ChangeAppliedAtOnceWhileAPickWaits) {
   timers_->Advance(absl::ZeroDuration());
   EXPECT_EQ(Count(10)["b:1"], 5);
   // A synchronous Pick() waiting in another thread counts too.
-  dp_->Update(
-      Config({{"/", "c"}},
-             {Cluster("c", {EdsLeaf("c", {{{"z", 1, {"d:1"}}}})})}));
+  dp_->Update(Config({{"/", "c"}},
+                     {Cluster("c", {EdsLeaf("c", {{{"z", 1, {"d:1"}}}})})}));
   std::atomic<bool> picked{false};
   std::thread t([&] {
     // Until the pick returns: a change made before it waits is batched
