@@ -552,13 +552,20 @@ absl::StatusOr<std::unique_ptr<XdsServer>> XdsServerBuilder::BuildAndStart() {
   absl::StatusOr<ResolvedListener> resolved =
       ResolveServerListener(*bootstrap, address->ToString());
   if (!resolved.ok()) return resolved.status();
+  std::shared_ptr<client::XdsTransportFactory> transport =
+      options_->transport_factory;
+  if (transport == nullptr) {
+    // A server's Listener is one large response that gates SERVING: offered
+    // a big window, it arrives without WINDOW_UPDATE round trips (under
+    // load, each waits for both processes to be scheduled).
+    transport::GrpcTransportOptions transport_options;
+    transport_options.http2_stream_lookahead_bytes = 8 << 20;
+    transport =
+        std::make_shared<transport::GrpcXdsTransportFactory>(transport_options);
+  }
   absl::StatusOr<std::shared_ptr<client::XdsClient>> client =
-      client::XdsClient::Create(
-          bootstrap,
-          options_->transport_factory != nullptr
-              ? options_->transport_factory
-              : std::make_shared<transport::GrpcXdsTransportFactory>(),
-          options_->client_options);
+      client::XdsClient::Create(bootstrap, std::move(transport),
+                                options_->client_options);
   if (!client.ok()) return client.status();
   absl::StatusOr<int> listen_fd = OpenListeningSocket(*address);
   if (!listen_fd.ok()) return listen_fd.status();

@@ -489,6 +489,10 @@ GrpcXdsTransportFactory::Create(
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
               static_cast<int>(
                   absl::ToInt64Milliseconds(options_.max_reconnect_backoff)));
+  if (options_.http2_stream_lookahead_bytes > 0) {
+    args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES,
+                options_.http2_stream_lookahead_bytes);
+  }
   auto watcher = std::make_shared<Watcher>();
   watcher->channel =
       grpc::CreateCustomChannel(server.server_uri(), *creds, args);

@@ -62,6 +62,13 @@ struct GrpcTransportOptions {
   // watcher thread, after the probe: destroying a transport meanwhile waits
   // for both. Zero: no diagnosis.
   absl::Duration tls_diagnosis_timeout = absl::Seconds(1);
+  // The HTTP/2 stream window the channel offers (gRPC's
+  // GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES); 0: gRPC's default (64 KiB, grown
+  // by its BDP probe). A large response then arrives without waiting for
+  // WINDOW_UPDATE round trips, each of which waits for both processes to be
+  // scheduled on a loaded machine (lib/server sets 8 MiB: a 346 KB Listener
+  // reached SERVING in half the time at load ~4.5, bench/RESULTS.md).
+  int http2_stream_lookahead_bytes = 0;
 };
 
 // The channel credentials a server's selected creds type asks for:
