@@ -151,16 +151,8 @@ absl::StatusOr<std::unique_ptr<Generation>> Generation::Start(
       (*spare)->Serves(chain_credentials)) {
     g = std::move(*spare);
   } else {
-    // One acceptor per distinct credentials object.
-    std::vector<std::shared_ptr<grpc::ServerCredentials>> distinct;
-    for (const auto& c : chain_credentials) {
-      if (c != nullptr &&
-          std::find(distinct.begin(), distinct.end(), c) == distinct.end()) {
-        distinct.push_back(c);
-      }
-    }
     absl::StatusOr<std::unique_ptr<Generation>> built =
-        Build(id, options, std::move(distinct));
+        Build(id, options, chain_credentials);
     if (!built.ok()) return built.status();
     g = *std::move(built);
   }
@@ -216,6 +208,9 @@ absl::StatusOr<std::unique_ptr<Generation>> Generation::Build(
   interceptors.push_back(std::make_unique<RouteCheckFactory>(g.get()));
   builder.experimental().SetInterceptorCreators(std::move(interceptors));
   for (std::shared_ptr<grpc::ServerCredentials>& c : credentials) {
+    // One acceptor per distinct credentials object (the TLS cache returns
+    // one per distinct setting).
+    if (c == nullptr || g->AcceptorFor(c) != nullptr) continue;
     Acceptor a;
     a.acceptor = builder.experimental().AddExternalConnectionAcceptor(
         grpc::ServerBuilder::experimental_type::ExternalConnectionType::FROM_FD,
@@ -242,17 +237,22 @@ std::vector<std::shared_ptr<grpc::ServerCredentials>> Generation::credentials()
   return out;
 }
 
+grpc::experimental::ExternalConnectionAcceptor* Generation::AcceptorFor(
+    const std::shared_ptr<grpc::ServerCredentials>& credentials) const {
+  if (credentials == nullptr) return nullptr;
+  for (const Acceptor& a : acceptors_) {
+    if (a.credentials == credentials) return a.acceptor.get();
+  }
+  return nullptr;
+}
+
 bool Generation::Serves(
     const std::vector<std::shared_ptr<grpc::ServerCredentials>>&
         chain_credentials) const {
-  for (const auto& c : chain_credentials) {
-    if (c == nullptr) continue;
-    auto same = [&c](const Acceptor& a) { return a.credentials == c; };
-    if (std::none_of(acceptors_.begin(), acceptors_.end(), same)) {
-      return false;
-    }
-  }
-  return true;
+  return std::all_of(chain_credentials.begin(), chain_credentials.end(),
+                     [this](const auto& c) {
+                       return c == nullptr || AcceptorFor(c) != nullptr;
+                     });
 }
 
 void Generation::Bind(
@@ -267,14 +267,7 @@ void Generation::Bind(
   chain_acceptor_.clear();
   chain_acceptor_.reserve(chain_credentials.size());
   for (const auto& creds : chain_credentials) {
-    grpc::experimental::ExternalConnectionAcceptor* acceptor = nullptr;
-    for (const Acceptor& a : acceptors_) {
-      if (creds != nullptr && a.credentials == creds) {
-        acceptor = a.acceptor.get();
-        break;
-      }
-    }
-    chain_acceptor_.push_back(acceptor);
+    chain_acceptor_.push_back(AcceptorFor(creds));
   }
   MutexLock lock(&mu_);
   route_source_ = *config_;

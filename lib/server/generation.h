@@ -54,8 +54,9 @@ class Generation {
       std::unique_ptr<Generation>* spare = nullptr);
   // A started grpc::Server with no Listener yet, for a later Start to take
   // (building and starting one is then off the way to SERVING): one
-  // acceptor per entry of `credentials` (distinct). Fails with async service
-  // factories in `options` (their instances are made per generation id).
+  // acceptor per distinct (non-null) entry of `credentials`. Fails with async
+  // service factories in `options` (their instances are made per generation
+  // id).
   static absl::StatusOr<std::unique_ptr<Generation>> Prepare(
       const GenerationOptions& options,
       std::vector<std::shared_ptr<grpc::ServerCredentials>> credentials);
@@ -100,10 +101,14 @@ class Generation {
 
  private:
   explicit Generation(routing::SocketAddress listening_address);
-  // The server with one acceptor per entry of `credentials`.
+  // The server with one acceptor per distinct non-null entry of
+  // `credentials`, in their order.
   static absl::StatusOr<std::unique_ptr<Generation>> Build(
       uint64_t id, const GenerationOptions& options,
       std::vector<std::shared_ptr<grpc::ServerCredentials>> credentials);
+  // The acceptor of `credentials` (null: none, or null credentials).
+  grpc::experimental::ExternalConnectionAcceptor* AcceptorFor(
+      const std::shared_ptr<grpc::ServerCredentials>& credentials) const;
   // Whether it has an acceptor for each (non-null) chain credentials.
   bool Serves(const std::vector<std::shared_ptr<grpc::ServerCredentials>>&
                   chain_credentials) const;

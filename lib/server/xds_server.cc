@@ -233,16 +233,10 @@ class XdsServer::Impl : public std::enable_shared_from_this<Impl> {
     if (!options_.spare_generation || !gen_options_.async_factories.empty()) {
       return;
     }
-    std::vector<std::shared_ptr<grpc::ServerCredentials>> credentials = {
-        options_.credentials};
-    for (auto& c : more) {
-      if (std::find(credentials.begin(), credentials.end(), c) ==
-          credentials.end()) {
-        credentials.push_back(std::move(c));
-      }
-    }
+    // Generation keeps one acceptor per distinct credentials.
+    more.insert(more.begin(), options_.credentials);
     absl::StatusOr<std::unique_ptr<Generation>> spare =
-        Generation::Prepare(gen_options_, std::move(credentials));
+        Generation::Prepare(gen_options_, std::move(more));
     if (!spare.ok()) return;              // the next Listener builds its own
     std::unique_ptr<Generation> dropped;  // destroyed outside mu_
     MutexLock lock(&mu_);
