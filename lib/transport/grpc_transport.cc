@@ -332,7 +332,7 @@ struct Watcher {
   // Why a "tls" server's certificate was rejected (tls_diagnosis.h); empty
   // for other creds types.
   std::function<std::string()> diagnose_certificate;
-  std::atomic<bool> stop{false};
+  absl::Notification stop;
 
   // grpc++ gives a channel's state but not why it failed. A call that is
   // not wait-for-ready fails at once on a channel in TRANSIENT_FAILURE, with
@@ -378,18 +378,29 @@ struct Watcher {
     // try_to_connect: an xDS channel connects eagerly, so an unreachable
     // server is reported even before the first stream.
     grpc_connectivity_state last = channel->GetState(/*try_to_connect=*/true);
-    while (!stop.load()) {
+    while (!stop.HasBeenNotified()) {
       if (last == GRPC_CHANNEL_IDLE) channel->GetState(true);
-      if (!channel->WaitForStateChange(
-              last, absl::ToChronoTime(absl::Now() + poll_interval))) {
+      if (last == GRPC_CHANNEL_READY) {
+        // Not WaitForStateChange while READY: grpc++ waits for a state
+        // change in a completion queue's Next, and a thread there takes
+        // turns as gRPC's epoll poller for every connection in the process.
+        // In an xDS-enabled server that made this thread a third poller
+        // beside the callback threads, and each served connection paid for
+        // ~1.2 more context switches (~20 us of CPU; bench/RESULTS.md,
+        // session 10). Leaving READY is noticed within poll_interval
+        // instead; it is not a failure yet (TRANSIENT_FAILURE follows a
+        // failed reconnect, which is watched with WaitForStateChange).
+        if (stop.WaitForNotificationWithTimeout(poll_interval)) break;
+      } else if (!channel->WaitForStateChange(
+                     last, absl::ToChronoTime(absl::Now() + poll_interval))) {
         continue;
       }
       grpc_connectivity_state now = channel->GetState(false);
       if (now == last) continue;
       last = now;
-      if (now == GRPC_CHANNEL_TRANSIENT_FAILURE && !stop.load()) {
+      if (now == GRPC_CHANNEL_TRANSIENT_FAILURE && !stop.HasBeenNotified()) {
         const std::string reason = FailureReason();
-        if (stop.load()) break;
+        if (stop.HasBeenNotified()) break;
         on_failure(absl::UnavailableError(
             absl::StrCat("xds channel to ", server_uri,
                          " is in TRANSIENT_FAILURE", reason)));
@@ -411,7 +422,7 @@ class GrpcXdsTransport final : public client::XdsTransport {
   }
 
   ~GrpcXdsTransport() override {
-    watcher_->stop.store(true);
+    watcher_->stop.Notify();
     if (watcher_thread_.joinable()) {
       if (watcher_thread_.get_id() == std::this_thread::get_id()) {
         watcher_thread_.detach();  // destroyed from inside the callback

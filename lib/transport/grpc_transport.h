@@ -38,7 +38,8 @@ struct GrpcTransportOptions {
   absl::Duration keepalive_time = absl::Minutes(5);
   // How often the connectivity watcher re-checks whether its transport is
   // gone (grpc++ offers no way to interrupt a state wait): destroying a
-  // transport may block this long.
+  // transport may block this long. Also how soon it notices a READY channel
+  // leave READY (it does not wait in gRPC then: see Watcher::Run).
   absl::Duration state_poll_interval = absl::Milliseconds(100);
   // The channel's reconnect backoff (gRPC's GRPC_ARG_INITIAL_/
   // MAX_RECONNECT_BACKOFF_MS; gRPC adds +-20% jitter). Streams are
