@@ -25,6 +25,28 @@ void CollectActionErrors(const resources::RouteConfig& rc,
   }
 }
 
+// Whether every RPC, whatever its :authority, path (gRPC paths start with
+// "/") and headers, ends on a non_forwarding_action route of `rc`.
+bool AllowsEveryRpc(const resources::RouteConfig& rc) {
+  bool any_authority = false;
+  for (const resources::VirtualHost& vh : rc.virtual_hosts) {
+    for (const std::string& domain : vh.domains) {
+      if (domain == "*") any_authority = true;
+    }
+    if (vh.routes.empty()) return false;
+    const resources::Route& first = vh.routes.front();
+    const resources::RouteMatch& m = first.match;
+    if (m.path.type != resources::StringMatch::Type::kPrefix ||
+        (!m.path.value.empty() && m.path.value != "/") || !m.headers.empty() ||
+        (m.fraction_per_million.has_value() &&
+         *m.fraction_per_million < 1000000) ||
+        !std::holds_alternative<resources::NonForwardingAction>(first.action)) {
+      return false;
+    }
+  }
+  return any_authority;
+}
+
 }  // namespace
 
 std::shared_ptr<const ChainRoutes> ChainRoutes::Build(
@@ -126,6 +148,18 @@ std::shared_ptr<const ChainRoutes> ChainRoutes::Build(
   }
   for (const std::string& k : keys) {
     if (k != keys.front()) out->uniform_ = false;
+  }
+  // The entries a connection can select: the chains, then the default
+  // chain if there is one (without one, the last entry is a placeholder).
+  const size_t selectable = listener.filter_chains.size() +
+                            (listener.default_filter_chain.has_value() ? 1 : 0);
+  out->allows_every_rpc_ = true;
+  for (size_t i = 0; i < selectable; ++i) {
+    const Entry& e = out->entries_[i];
+    if (e.table == nullptr || !AllowsEveryRpc(e.table->config())) {
+      out->allows_every_rpc_ = false;
+      break;
+    }
   }
   return out;
 }

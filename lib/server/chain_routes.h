@@ -39,6 +39,13 @@ class ChainRoutes {
   // Every chain routes the same way: the connection's chain does not matter.
   bool uniform() const { return uniform_; }
 
+  // Check() passes every RPC on every chain a connection can select: each
+  // chain's configuration has a "*" virtual host and every virtual host's
+  // first route matches any path (prefix "" or "/") with no header matcher
+  // and no runtime fraction below 100%, with non_forwarding_action. The
+  // server then leaves the per-RPC check out (generation.cc).
+  bool allows_every_rpc() const { return allows_every_rpc_; }
+
  private:
   struct Entry {
     std::shared_ptr<const routing::RouteConfigTable> table;
@@ -46,6 +53,7 @@ class ChainRoutes {
   };
   std::vector<Entry> entries_;
   bool uniform_ = true;
+  bool allows_every_rpc_ = false;
 };
 
 }  // namespace xdsfed::server

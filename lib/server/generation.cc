@@ -64,6 +64,10 @@ class RouteCheckFactory
       : generation_(generation) {}
   grpc::experimental::Interceptor* CreateServerInterceptor(
       grpc::experimental::ServerRpcInfo* info) override {
+    // No interceptor at all when the routes pass every RPC: grpc++ then
+    // skips its interception machinery for the call (~5 us of CPU per
+    // call, bench/RESULTS.md session 10).
+    if (generation_->AllowsEveryRpc()) return nullptr;
     return new RouteCheckInterceptor(generation_, info);
   }
 
@@ -272,6 +276,8 @@ void Generation::Bind(
   MutexLock lock(&mu_);
   route_source_ = *config_;
   routes_ = std::move(routes);
+  allows_every_rpc_.store(routes_->allows_every_rpc(),
+                          std::memory_order_release);
 }
 
 Generation::~Generation() {
@@ -324,6 +330,8 @@ void Generation::UpdateRoutes(const xds_config::ServerConfig& config,
   MutexLock lock(&mu_);
   route_source_ = std::move(merged);
   routes_ = std::move(routes);
+  allows_every_rpc_.store(routes_->allows_every_rpc(),
+                          std::memory_order_release);
 }
 
 size_t Generation::ChainForPeer(absl::string_view peer) {

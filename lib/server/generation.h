@@ -4,6 +4,7 @@
 #ifndef XDSFED_LIB_SERVER_GENERATION_H_
 #define XDSFED_LIB_SERVER_GENERATION_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -95,6 +96,12 @@ class Generation {
   absl::Status CheckRpc(absl::string_view peer, absl::string_view authority,
                         absl::string_view path, routing::HeaderLookup headers,
                         std::string* scratch);
+  // The current routes pass every RPC (ChainRoutes::allows_every_rpc): a
+  // call started now needs no CheckRpc. Re-read for each call, as an RDS
+  // update may change it.
+  bool AllowsEveryRpc() const {
+    return allows_every_rpc_.load(std::memory_order_acquire);
+  }
 
   // Waits until `deadline` for running RPCs, then cancels the rest.
   void Shutdown(absl::Time deadline);
@@ -148,6 +155,8 @@ class Generation {
 
   Mutex mu_;
   std::shared_ptr<const ChainRoutes> routes_ ABSL_GUARDED_BY(mu_);
+  // routes_->allows_every_rpc(), readable without mu_ on every call.
+  std::atomic<bool> allows_every_rpc_{false};
   // The RouteConfigurations routes_ was built from.
   xds_config::ServerConfig route_source_ ABSL_GUARDED_BY(mu_);
   // gRPC does not tell a handler which connection (or acceptor) a call came

@@ -200,5 +200,129 @@ TEST(ChainRoutes, InlineConfigsPerChain) {
   }
 }
 
+// When every RPC passes (each chain's configuration has a "*" virtual host
+// and every host's first route matches anything with non_forwarding_action),
+// the server leaves the per-RPC check out; any case that can fail an RPC
+// keeps it (A36 §Connection and Request Handling).
+TEST(ChainRoutes, AllowsEveryRpcTable) {
+  auto vh = [](absl::string_view domain, absl::string_view match,
+               absl::string_view action) {
+    return absl::Substitute(
+        R"({"name":"vh-$0","domains":["$0"],"routes":[{"match":$1,$2}]})",
+        domain, match, action);
+  };
+  const std::string kNf = R"("non_forwarding_action":{})";
+  const std::string kAll = R"({"prefix":""})";
+  struct Case {
+    std::string virtual_hosts;  // of RDS "r", used by every chain
+    bool rds_missing;
+    bool allows;
+    const char* why;
+  };
+  const Case cases[] = {
+      {vh("*", kAll, kNf), false, true, "prefix \"\" on \"*\""},
+      {vh("*", R"({"prefix":"/"})", kNf), false, true,
+       "prefix \"/\" (gRPC paths start with /)"},
+      {vh("*", R"({"prefix":"/","case_sensitive":false})", kNf), false, true,
+       "case folding changes nothing for \"/\""},
+      {vh("api.example.com", kAll, kNf), false, false,
+       "no \"*\" host: an authority can find no virtual host"},
+      {absl::StrCat(vh("api.example.com", kAll, kNf), ",", vh("*", kAll, kNf)),
+       false, true, "every host passes everything"},
+      {absl::StrCat(vh("api.example.com", R"({"prefix":"/a/"})", kNf), ",",
+                    vh("*", kAll, kNf)),
+       false, false, "a more specific host with a narrower route"},
+      {vh("*", R"({"prefix":"/grpc."})", kNf), false, false,
+       "a narrower prefix"},
+      {vh("*", R"({"path":"/grpc.health.v1.Health/Check"})", kNf), false, false,
+       "an exact path"},
+      {vh("*", R"({"safe_regex":{"regex":".*"}})", kNf), false, false,
+       "a regex (not recognised as matching everything)"},
+      {vh("*", R"({"prefix":"","headers":[{"name":"x","present_match":true}]})",
+          kNf),
+       false, false, "a header matcher"},
+      {vh("*",
+          R"({"prefix":"","runtime_fraction":{"default_value":{"numerator":50}}})",
+          kNf),
+       false, false, "a runtime fraction below 100%"},
+      {vh("*", kAll, R"("route":{"cluster":"c"})"), false, false,
+       "a route action"},
+      {vh("*", kAll, kNf), true, false, "the RDS resource does not exist"},
+  };
+  auto listener =
+      Listener(ChainJson("r", R"({"source_ports":[7]})"),
+               absl::StrCat(R"({"filters":[{"name":"hcm","typed_config":)",
+                            testing::Hcm("r"), "}]}"));
+  ASSERT_NE(listener, nullptr);
+  for (const Case& c : cases) {
+    xds_config::ServerConfig config;
+    config.listener = listener;
+    if (c.rds_missing) {
+      config.route_configs["r"].status = absl::NotFoundError("does not exist");
+    } else {
+      config.route_configs["r"].route_config =
+          DecodeJson(resources::RouteConfigResourceType(),
+                     "envoy.config.route.v3.RouteConfiguration",
+                     absl::StrCat(R"({"name":"r","virtual_hosts":[)",
+                                  c.virtual_hosts, "]}"));
+      ASSERT_NE(config.route_configs["r"].route_config, nullptr) << c.why;
+    }
+    std::vector<std::string> errors;
+    auto routes = ChainRoutes::Build(
+        std::get<resources::ServerListener>(listener->listener), config,
+        &errors);
+    EXPECT_EQ(routes->allows_every_rpc(), c.allows) << c.why;
+  }
+}
+
+// One chain that can fail an RPC is enough to keep the check; the
+// placeholder for an absent default chain (never selected) does not count.
+TEST(ChainRoutes, AllowsEveryRpcNeedsEveryChain) {
+  const std::string kOpen = R"({"name":"open","virtual_hosts":[
+    {"name":"vh","domains":["*"],"routes":[{"match":{"prefix":""},"non_forwarding_action":{}}]}]})";
+  const std::string kNarrow = R"({"name":"narrow","virtual_hosts":[
+    {"name":"vh","domains":["*"],"routes":[{"match":{"prefix":"/a/"},"non_forwarding_action":{}}]}]})";
+  auto route = [](const std::string& json) {
+    return DecodeJson(resources::RouteConfigResourceType(),
+                      "envoy.config.route.v3.RouteConfiguration", json);
+  };
+  struct Case {
+    std::string chains;
+    std::string default_chain;
+    bool allows;
+    const char* why;
+  };
+  const std::string kDefaultOpen =
+      absl::StrCat(R"({"filters":[{"name":"hcm","typed_config":)",
+                   testing::Hcm("open"), "}]}");
+  const std::string kDefaultNarrow =
+      absl::StrCat(R"({"filters":[{"name":"hcm","typed_config":)",
+                   testing::Hcm("narrow"), "}]}");
+  const Case cases[] = {
+      {ChainJson("open", R"({"source_ports":[7]})"), "null", true,
+       "one open chain, no default chain"},
+      {absl::StrCat(ChainJson("open", R"({"source_ports":[7]})"), ",",
+                    ChainJson("narrow", R"({"source_ports":[8]})")),
+       kDefaultOpen, false, "the second chain is narrow"},
+      {ChainJson("open", R"({"source_ports":[7]})"), kDefaultNarrow, false,
+       "the default chain is narrow"},
+      {ChainJson("open", R"({"source_ports":[7]})"), kDefaultOpen, true,
+       "open chain and open default chain"},
+  };
+  for (const Case& c : cases) {
+    auto listener = Listener(c.chains, c.default_chain);
+    ASSERT_NE(listener, nullptr) << c.why;
+    xds_config::ServerConfig config;
+    config.listener = listener;
+    config.route_configs["open"].route_config = route(kOpen);
+    config.route_configs["narrow"].route_config = route(kNarrow);
+    std::vector<std::string> errors;
+    auto routes = ChainRoutes::Build(
+        std::get<resources::ServerListener>(listener->listener), config,
+        &errors);
+    EXPECT_EQ(routes->allows_every_rpc(), c.allows) << c.why;
+  }
+}
+
 }  // namespace
 }  // namespace xdsfed::server
