@@ -343,8 +343,13 @@ class XdsServer::Impl : public std::enable_shared_from_this<Impl> {
     std::optional<routing::SocketAddress> source =
         routing::SocketAddress::FromSockaddr(
             reinterpret_cast<const sockaddr*>(&peer), peer_len);
+    // A socket listening on one address accepts on that address only:
+    // getsockname is needed for a wildcard (0.0.0.0, [::]) alone.
     std::optional<routing::SocketAddress> destination;
-    if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_len) == 0) {
+    if (address_.ip != 0) {
+      destination = address_;
+    } else if (getsockname(fd, reinterpret_cast<sockaddr*>(&local),
+                           &local_len) == 0) {
       destination = routing::SocketAddress::FromSockaddr(
           reinterpret_cast<const sockaddr*>(&local), local_len);
     }

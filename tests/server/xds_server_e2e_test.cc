@@ -278,6 +278,38 @@ TEST_F(XdsServerE2eTest, RpcsAreRoutedByTheirConnectionsChain) {
       << r.status.error_message();
 }
 
+// A36 §FilterChainMatch: a chain's prefix_ranges match the connection's
+// destination, the address the server listens on (127.0.0.1 here); a chain
+// for another destination leaves the connection to the default chain.
+TEST_F(XdsServerE2eTest, DestinationPrefixSelectsTheChain) {
+  const std::string routes =
+      absl::StrCat(testing::ServerRouteJson("allow"), ",",
+                   testing::ServerRouteJson("deny", "/nomatch/"));
+  auto chain = [](absl::string_view destination) {
+    return absl::StrCat(
+        R"({"filter_chain_match":{"prefix_ranges":[{"address_prefix":")",
+        destination, R"(","prefix_len":32}]},)",
+        R"("filters":[{"name":"hcm","typed_config":)", testing::Hcm("allow"),
+        "}]}");
+  };
+  Push(testing::ServerListenerJson(server_port_, "deny", chain("127.0.0.1")),
+       routes);
+  ASSERT_NO_FATAL_FAILURE(StartServer());
+  ASSERT_TRUE(log_.WaitFor(1));
+  ASSERT_TRUE(log_.calls()[0].status.ok()) << log_.calls()[0].status;
+  HealthCheckResult allowed =
+      HealthCheckOnce(Direct(), "", absl::Seconds(10), true);
+  EXPECT_TRUE(allowed.status.ok()) << allowed.status.error_message();
+  Push(testing::ServerListenerJson(server_port_, "deny", chain("127.0.0.2")),
+       routes);
+  for (int i = 0; i < 200 && server_->generations_started() < 2; ++i) {
+    absl::SleepFor(absl::Milliseconds(25));
+  }
+  HealthCheckResult r = HealthCheckOnce(Direct(), "", absl::Seconds(10), true);
+  EXPECT_EQ(r.status.error_code(), grpc::StatusCode::UNAVAILABLE)
+      << r.status.error_message();
+}
+
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path);
   std::stringstream s;
