@@ -97,6 +97,29 @@ class XdsServerE2eTest : public ::testing::Test {
                                      grpc::InsecureChannelCredentials(), args);
   }
 
+  // Starts serving `first` and expects an RPC on a new connection to pass;
+  // then pushes `second` and, once its generation is up, expects one on a
+  // new connection to fail UNAVAILABLE.
+  void ExpectServedThenRefused(const std::string& first,
+                               const std::string& second,
+                               const std::string& routes) {
+    Push(first, routes);
+    ASSERT_NO_FATAL_FAILURE(StartServer());
+    ASSERT_TRUE(log_.WaitFor(1));
+    ASSERT_TRUE(log_.calls()[0].status.ok()) << log_.calls()[0].status;
+    HealthCheckResult served =
+        HealthCheckOnce(Direct(), "", absl::Seconds(10), true);
+    EXPECT_TRUE(served.status.ok()) << served.status.error_message();
+    Push(second, routes);
+    for (int i = 0; i < 200 && server_->generations_started() < 2; ++i) {
+      absl::SleepFor(absl::Milliseconds(25));
+    }
+    HealthCheckResult refused =
+        HealthCheckOnce(Direct(), "", absl::Seconds(10), true);
+    EXPECT_EQ(refused.status.error_code(), grpc::StatusCode::UNAVAILABLE)
+        << refused.status.error_message();
+  }
+
   std::unique_ptr<control_plane::ControlPlane> cp_;
   int cp_port_ = 0;
   int server_port_ = 0;
@@ -261,21 +284,10 @@ TEST_F(XdsServerE2eTest, RpcsAreRoutedByTheirConnectionsChain) {
         R"("filters":[{"name":"hcm","typed_config":)", testing::Hcm(route),
         "}]}");
   };
-  Push(testing::ServerListenerJson(server_port_, "deny", chain("allow")),
-       routes);
-  ASSERT_NO_FATAL_FAILURE(StartServer());
-  ASSERT_TRUE(log_.WaitFor(1));
-  ASSERT_TRUE(log_.calls()[0].status.ok()) << log_.calls()[0].status;
-  EXPECT_TRUE(
-      HealthCheckOnce(Direct(), "", absl::Seconds(10), true).status.ok());
-  Push(testing::ServerListenerJson(server_port_, "allow", chain("deny")),
-       routes);
-  for (int i = 0; i < 200 && server_->generations_started() < 2; ++i) {
-    absl::SleepFor(absl::Milliseconds(25));
-  }
-  HealthCheckResult r = HealthCheckOnce(Direct(), "", absl::Seconds(10), true);
-  EXPECT_EQ(r.status.error_code(), grpc::StatusCode::UNAVAILABLE)
-      << r.status.error_message();
+  ExpectServedThenRefused(
+      testing::ServerListenerJson(server_port_, "deny", chain("allow")),
+      testing::ServerListenerJson(server_port_, "allow", chain("deny")),
+      routes);
 }
 
 // A36 §FilterChainMatch: a chain's prefix_ranges match the connection's
@@ -292,22 +304,10 @@ TEST_F(XdsServerE2eTest, DestinationPrefixSelectsTheChain) {
         R"("filters":[{"name":"hcm","typed_config":)", testing::Hcm("allow"),
         "}]}");
   };
-  Push(testing::ServerListenerJson(server_port_, "deny", chain("127.0.0.1")),
-       routes);
-  ASSERT_NO_FATAL_FAILURE(StartServer());
-  ASSERT_TRUE(log_.WaitFor(1));
-  ASSERT_TRUE(log_.calls()[0].status.ok()) << log_.calls()[0].status;
-  HealthCheckResult allowed =
-      HealthCheckOnce(Direct(), "", absl::Seconds(10), true);
-  EXPECT_TRUE(allowed.status.ok()) << allowed.status.error_message();
-  Push(testing::ServerListenerJson(server_port_, "deny", chain("127.0.0.2")),
-       routes);
-  for (int i = 0; i < 200 && server_->generations_started() < 2; ++i) {
-    absl::SleepFor(absl::Milliseconds(25));
-  }
-  HealthCheckResult r = HealthCheckOnce(Direct(), "", absl::Seconds(10), true);
-  EXPECT_EQ(r.status.error_code(), grpc::StatusCode::UNAVAILABLE)
-      << r.status.error_message();
+  ExpectServedThenRefused(
+      testing::ServerListenerJson(server_port_, "deny", chain("127.0.0.1")),
+      testing::ServerListenerJson(server_port_, "deny", chain("127.0.0.2")),
+      routes);
 }
 
 std::string ReadAll(const std::string& path) {
