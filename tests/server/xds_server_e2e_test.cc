@@ -97,12 +97,24 @@ class XdsServerE2eTest : public ::testing::Test {
                                      grpc::InsecureChannelCredentials(), args);
   }
 
-  // Starts serving `first` and expects an RPC on a new connection to pass;
-  // then pushes `second` and, once its generation is up, expects one on a
-  // new connection to fail UNAVAILABLE.
+  // A filter chain with `match` (a FilterChainMatch) whose
+  // HttpConnectionManager uses RDS `route`: "allow" passes every RPC, "deny"
+  // none (the routes ExpectServedThenRefused serves).
+  static std::string Chain(absl::string_view match, absl::string_view route) {
+    return absl::StrCat(R"({"filter_chain_match":)", match,
+                        R"(,"filters":[{"name":"hcm","typed_config":)",
+                        testing::Hcm(route), "}]}");
+  }
+
+  // Starts serving Listener `first` and expects an RPC on a new connection
+  // to pass; then pushes `second` and, once its generation is up, expects
+  // one on a new connection to fail UNAVAILABLE. RDS "allow" and "deny" are
+  // served with both.
   void ExpectServedThenRefused(const std::string& first,
-                               const std::string& second,
-                               const std::string& routes) {
+                               const std::string& second) {
+    const std::string routes =
+        absl::StrCat(testing::ServerRouteJson("allow"), ",",
+                     testing::ServerRouteJson("deny", "/nomatch/"));
     Push(first, routes);
     ASSERT_NO_FATAL_FAILURE(StartServer());
     ASSERT_TRUE(log_.WaitFor(1));
@@ -275,39 +287,27 @@ TEST_F(XdsServerE2eTest, SilentAndGarbageConnectionsDoNotBlockOthers) {
 // and the default chain route differently, and a loopback client gets
 // chain 0's routes; swapped, it gets the other verdict.
 TEST_F(XdsServerE2eTest, RpcsAreRoutedByTheirConnectionsChain) {
-  const std::string routes =
-      absl::StrCat(testing::ServerRouteJson("allow"), ",",
-                   testing::ServerRouteJson("deny", "/nomatch/"));
-  auto chain = [](absl::string_view route) {
-    return absl::StrCat(
-        R"({"filter_chain_match":{"source_prefix_ranges":[{"address_prefix":"127.0.0.1","prefix_len":32}]},)",
-        R"("filters":[{"name":"hcm","typed_config":)", testing::Hcm(route),
-        "}]}");
-  };
+  const std::string source = R"({"source_prefix_ranges":[
+    {"address_prefix":"127.0.0.1","prefix_len":32}]})";
   ExpectServedThenRefused(
-      testing::ServerListenerJson(server_port_, "deny", chain("allow")),
-      testing::ServerListenerJson(server_port_, "allow", chain("deny")),
-      routes);
+      testing::ServerListenerJson(server_port_, "deny", Chain(source, "allow")),
+      testing::ServerListenerJson(server_port_, "allow",
+                                  Chain(source, "deny")));
 }
 
 // A36 §FilterChainMatch: a chain's prefix_ranges match the connection's
 // destination, the address the server listens on (127.0.0.1 here); a chain
 // for another destination leaves the connection to the default chain.
 TEST_F(XdsServerE2eTest, DestinationPrefixSelectsTheChain) {
-  const std::string routes =
-      absl::StrCat(testing::ServerRouteJson("allow"), ",",
-                   testing::ServerRouteJson("deny", "/nomatch/"));
-  auto chain = [](absl::string_view destination) {
-    return absl::StrCat(
-        R"({"filter_chain_match":{"prefix_ranges":[{"address_prefix":")",
-        destination, R"(","prefix_len":32}]},)",
-        R"("filters":[{"name":"hcm","typed_config":)", testing::Hcm("allow"),
-        "}]}");
+  auto destination = [](absl::string_view ip) {
+    return absl::StrCat(R"({"prefix_ranges":[{"address_prefix":")", ip,
+                        R"(","prefix_len":32}]})");
   };
   ExpectServedThenRefused(
-      testing::ServerListenerJson(server_port_, "deny", chain("127.0.0.1")),
-      testing::ServerListenerJson(server_port_, "deny", chain("127.0.0.2")),
-      routes);
+      testing::ServerListenerJson(server_port_, "deny",
+                                  Chain(destination("127.0.0.1"), "allow")),
+      testing::ServerListenerJson(server_port_, "deny",
+                                  Chain(destination("127.0.0.2"), "allow")));
 }
 
 std::string ReadAll(const std::string& path) {
