@@ -33,6 +33,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/grpcpp.h"
@@ -332,7 +333,7 @@ struct Watcher {
   // Why a "tls" server's certificate was rejected (tls_diagnosis.h); empty
   // for other creds types.
   std::function<std::string()> diagnose_certificate;
-  absl::Notification stop;
+  std::atomic<bool> stop{false};
 
   // grpc++ gives a channel's state but not why it failed. A call that is
   // not wait-for-ready fails at once on a channel in TRANSIENT_FAILURE, with
@@ -378,7 +379,7 @@ struct Watcher {
     // try_to_connect: an xDS channel connects eagerly, so an unreachable
     // server is reported even before the first stream.
     grpc_connectivity_state last = channel->GetState(/*try_to_connect=*/true);
-    while (!stop.HasBeenNotified()) {
+    while (!stop.load()) {
       if (last == GRPC_CHANNEL_IDLE) channel->GetState(true);
       if (last == GRPC_CHANNEL_READY) {
         // Not WaitForStateChange while READY: grpc++ waits for a state
@@ -390,7 +391,13 @@ struct Watcher {
         // session 10). Leaving READY is noticed within poll_interval
         // instead; it is not a failure yet (TRANSIENT_FAILURE follows a
         // failed reconnect, which is watched with WaitForStateChange).
-        if (stop.WaitForNotificationWithTimeout(poll_interval)) break;
+        // Not woken early by `stop`, on purpose: destroying a transport
+        // then takes as long as it did with WaitForStateChange (up to
+        // poll_interval), time in which gRPC finishes the cancelled calls.
+        // Returning at once let a test process exit while gRPC's own
+        // teardown still ran, and one ASan run hung there on a double free
+        // inside gRPC's completion queue (bench/RESULTS.md, session 10).
+        absl::SleepFor(poll_interval);
       } else if (!channel->WaitForStateChange(
                      last, absl::ToChronoTime(absl::Now() + poll_interval))) {
         continue;
@@ -398,9 +405,9 @@ struct Watcher {
       grpc_connectivity_state now = channel->GetState(false);
       if (now == last) continue;
       last = now;
-      if (now == GRPC_CHANNEL_TRANSIENT_FAILURE && !stop.HasBeenNotified()) {
+      if (now == GRPC_CHANNEL_TRANSIENT_FAILURE && !stop.load()) {
         const std::string reason = FailureReason();
-        if (stop.HasBeenNotified()) break;
+        if (stop.load()) break;
         on_failure(absl::UnavailableError(
             absl::StrCat("xds channel to ", server_uri,
                          " is in TRANSIENT_FAILURE", reason)));
@@ -422,7 +429,7 @@ class GrpcXdsTransport final : public client::XdsTransport {
   }
 
   ~GrpcXdsTransport() override {
-    watcher_->stop.Notify();
+    watcher_->stop.store(true);
     if (watcher_thread_.joinable()) {
       if (watcher_thread_.get_id() == std::this_thread::get_id()) {
         watcher_thread_.detach();  // destroyed from inside the callback
