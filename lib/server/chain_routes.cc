@@ -1,5 +1,6 @@
 #include "lib/server/chain_routes.h"
 
+#include <algorithm>
 #include <map>
 #include <utility>
 #include <variant>
@@ -92,6 +93,7 @@ std::shared_ptr<const ChainRoutes> ChainRoutes::Build(
         auto table = routing::RouteConfigTable::Build(it->second.route_config);
         if (table.ok()) {
           entry.table = *table;
+          entry.allows_every_rpc = AllowsEveryRpc(*it->second.route_config);
           CollectActionErrors(*it->second.route_config, where, config_errors);
         } else {
           entry.error = absl::UnavailableError(
@@ -126,6 +128,7 @@ std::shared_ptr<const ChainRoutes> ChainRoutes::Build(
                                              : absl::StrCat(index));
     if (table.ok()) {
       entry.table = *table;
+      entry.allows_every_rpc = AllowsEveryRpc(inline_rc);
       CollectActionErrors(inline_rc, where, config_errors);
     } else {
       entry.error = absl::UnavailableError(
@@ -153,14 +156,9 @@ std::shared_ptr<const ChainRoutes> ChainRoutes::Build(
   // chain if there is one (without one, the last entry is a placeholder).
   const size_t selectable = listener.filter_chains.size() +
                             (listener.default_filter_chain.has_value() ? 1 : 0);
-  out->allows_every_rpc_ = true;
-  for (size_t i = 0; i < selectable; ++i) {
-    const Entry& e = out->entries_[i];
-    if (e.table == nullptr || !AllowsEveryRpc(e.table->config())) {
-      out->allows_every_rpc_ = false;
-      break;
-    }
-  }
+  out->allows_every_rpc_ =
+      std::all_of(out->entries_.begin(), out->entries_.begin() + selectable,
+                  [](const Entry& e) { return e.allows_every_rpc; });
   return out;
 }
 

@@ -50,6 +50,8 @@ class ChainRoutes {
   struct Entry {
     std::shared_ptr<const routing::RouteConfigTable> table;
     absl::Status error;  // when table is null
+    // The table passes every RPC; worked out once per compiled table.
+    bool allows_every_rpc = false;
   };
   std::vector<Entry> entries_;
   bool uniform_ = true;
