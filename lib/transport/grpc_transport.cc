@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <deque>
@@ -117,7 +118,15 @@ class GrpcStreamingCall;
 struct CallRegistry {
   Mutex mu;
   absl::flat_hash_set<GrpcStreamingCall*> calls ABSL_GUARDED_BY(mu);
+  // Started calls whose OnDone has not returned yet, and a signal when one
+  // does.
+  int in_grpc ABSL_GUARDED_BY(mu) = 0;
+  std::condition_variable_any ended;
 };
+
+// The registry whose call's reaction runs on this thread (Drain), so that a
+// transport destroyed from inside one does not wait for that call's end.
+thread_local const CallRegistry* tls_reacting_registry = nullptr;
 
 class GrpcStreamingCall final
     : public StreamingCall,
@@ -133,6 +142,7 @@ class GrpcStreamingCall final
     {
       MutexLock lock(&registry_->mu);
       registry_->calls.insert(this);
+      ++registry_->in_grpc;
     }
     // Wait-for-ready, as C-core's xDS calls: a stream started while the
     // channel is reconnecting waits for it rather than failing at once and
@@ -253,7 +263,14 @@ class GrpcStreamingCall final
       events_.push_back(Event{Event::kStatus, false, "", ToAbslStatus(status)});
     }
     Drain();
+    // grpc++'s reference goes; if it is the last, the call (and its
+    // ClientContext's channel reference) is destroyed here, before the
+    // count below ends. `this` may be gone after Unref.
+    std::shared_ptr<CallRegistry> registry = registry_;
     Unref();
+    MutexLock lock(&registry->mu);
+    --registry->in_grpc;
+    registry->ended.notify_all();
   }
 
   // One copy from the (possibly fragmented) buffer into contiguous bytes.
@@ -278,6 +295,12 @@ class GrpcStreamingCall final
       if (draining_) return;
       draining_ = true;
     }
+    const CallRegistry* const outer = tls_reacting_registry;
+    tls_reacting_registry = registry_.get();
+    struct Restore {
+      const CallRegistry* outer;
+      ~Restore() { tls_reacting_registry = outer; }
+    } restore{outer};
     while (true) {
       Event event;
       {
@@ -324,16 +347,56 @@ class GrpcStreamingCall final
 
 // The connectivity watcher's state, shared with its thread so that the thread
 // may outlive a transport destroyed from inside the callback.
+//
+// While the channel is READY the thread does not wait inside gRPC: it reads
+// the state (GetState neither blocks nor polls) and sleeps on its own
+// condition variable, which Stop() wakes. A thread in grpc++'s
+// WaitForStateChange waits in a completion queue's Next, cannot be woken
+// before its deadline, and takes turns as gRPC's epoll poller for every
+// connection in the process (in an xDS-enabled server a third poller beside
+// the callback threads: ~1.2 more context switches per served connection,
+// bench/RESULTS.md session 10). In any other state it waits there for at
+// most connecting_poll_interval at a time: that polling is what moves a
+// connection attempt on.
 struct Watcher {
   std::shared_ptr<grpc::Channel> channel;
   std::function<void(absl::Status)> on_failure;
   std::string server_uri;
   absl::Duration poll_interval;
+  absl::Duration connecting_poll_interval;
   absl::Duration probe_timeout;
+  absl::Duration start_delay;
   // Why a "tls" server's certificate was rejected (tls_diagnosis.h); empty
   // for other creds types.
   std::function<std::string()> diagnose_certificate;
-  std::atomic<bool> stop{false};
+
+  Mutex mu;
+  std::condition_variable_any wake;
+  bool stop ABSL_GUARDED_BY(mu) = false;
+  // The failure probe in flight, cancelled by Stop().
+  grpc::ClientContext* probe ABSL_GUARDED_BY(mu) = nullptr;
+
+  void Stop() {
+    MutexLock lock(&mu);
+    stop = true;
+    if (probe != nullptr) probe->TryCancel();
+    wake.notify_all();
+  }
+
+  bool stopped() {
+    MutexLock lock(&mu);
+    return stop;
+  }
+
+  // False when stopped (at once, or during the sleep).
+  bool SleepUnlessStopped(absl::Duration d) {
+    const auto deadline = absl::ToChronoTime(absl::Now() + d);
+    MutexLock lock(&mu);
+    while (!stop) {
+      if (wake.wait_until(mu, deadline) == std::cv_status::timeout) break;
+    }
+    return !stop;
+  }
 
   // grpc++ gives a channel's state but not why it failed. A call that is
   // not wait-for-ready fails at once on a channel in TRANSIENT_FAILURE, with
@@ -347,6 +410,11 @@ struct Watcher {
     grpc::GenericStub stub(channel);
     grpc::ClientContext context;
     context.set_deadline(absl::ToChronoTime(absl::Now() + probe_timeout));
+    {
+      MutexLock lock(&mu);
+      if (stop) return "";
+      probe = &context;
+    }
     grpc::Slice empty("");
     grpc::ByteBuffer request(&empty, 1);
     grpc::ByteBuffer response;
@@ -359,6 +427,10 @@ struct Watcher {
                      done.Notify();
                    });
     done.WaitForNotification();
+    {
+      MutexLock lock(&mu);
+      probe = nullptr;
+    }
     if (status.error_code() != grpc::StatusCode::UNAVAILABLE ||
         status.error_message().empty()) {
       return "";
@@ -366,7 +438,7 @@ struct Watcher {
     std::string reason = absl::StrCat(": ", status.error_message());
     // gRPC's words for a rejected server certificate (OpenSSL's, and its
     // own host name verifier's) do not say what was wrong with it.
-    if (diagnose_certificate &&
+    if (diagnose_certificate && !stopped() &&
         (absl::StrContains(reason, "certificate verify failed") ||
          absl::StrContains(reason, "Hostname Verification Check failed"))) {
       const std::string why = diagnose_certificate();
@@ -376,41 +448,45 @@ struct Watcher {
   }
 
   void Run() {
+    // Every entry into TRANSIENT_FAILURE is reported, the state the channel
+    // is in when the watch starts included: a channel that failed before
+    // the first read (an address gRPC already failed to reach, its
+    // subchannel shared through the global pool) stays in
+    // TRANSIENT_FAILURE while it backs off, and gives no change to wait for.
     // try_to_connect: an xDS channel connects eagerly, so an unreachable
     // server is reported even before the first stream.
-    grpc_connectivity_state last = channel->GetState(/*try_to_connect=*/true);
-    while (!stop.load()) {
-      if (last == GRPC_CHANNEL_IDLE) channel->GetState(true);
-      if (last == GRPC_CHANNEL_READY) {
-        // Not WaitForStateChange while READY: grpc++ waits for a state
-        // change in a completion queue's Next, and a thread there takes
-        // turns as gRPC's epoll poller for every connection in the process.
-        // In an xDS-enabled server that made this thread a third poller
-        // beside the callback threads, and each served connection paid for
-        // ~1.2 more context switches (~20 us of CPU; bench/RESULTS.md,
-        // session 10). Leaving READY is noticed within poll_interval
-        // instead; it is not a failure yet (TRANSIENT_FAILURE follows a
-        // failed reconnect, which is watched with WaitForStateChange).
-        // Not woken early by `stop`, on purpose: destroying a transport
-        // then takes as long as it did with WaitForStateChange (up to
-        // poll_interval), time in which gRPC finishes the cancelled calls.
-        // Returning at once let a test process exit while gRPC's own
-        // teardown still ran, and one ASan run hung there on a double free
-        // inside gRPC's completion queue (bench/RESULTS.md, session 10).
-        absl::SleepFor(poll_interval);
-      } else if (!channel->WaitForStateChange(
-                     last, absl::ToChronoTime(absl::Now() + poll_interval))) {
-        continue;
-      }
-      grpc_connectivity_state now = channel->GetState(false);
-      if (now == last) continue;
-      last = now;
-      if (now == GRPC_CHANNEL_TRANSIENT_FAILURE && !stop.load()) {
+    grpc_connectivity_state last = GRPC_CHANNEL_IDLE;
+    bool try_to_connect = true;
+    if (start_delay > absl::ZeroDuration() &&
+        !SleepUnlessStopped(start_delay)) {
+      return;
+    }
+    while (true) {
+      const grpc_connectivity_state now = channel->GetState(try_to_connect);
+      // An IDLE channel (the server closed the connection) reconnects.
+      try_to_connect = now == GRPC_CHANNEL_IDLE;
+      if (now == GRPC_CHANNEL_TRANSIENT_FAILURE &&
+          last != GRPC_CHANNEL_TRANSIENT_FAILURE) {
         const std::string reason = FailureReason();
-        if (stop.load()) break;
+        if (stopped()) return;
         on_failure(absl::UnavailableError(
             absl::StrCat("xds channel to ", server_uri,
                          " is in TRANSIENT_FAILURE", reason)));
+      }
+      last = now;
+      if (now == GRPC_CHANNEL_READY) {
+        // READY is left only for another state that is not a failure yet
+        // (TRANSIENT_FAILURE follows a failed reconnect): read less often,
+        // and not from inside gRPC (see the comment above the struct).
+        if (!SleepUnlessStopped(poll_interval)) return;
+      } else {
+        // Inside gRPC, briefly: a thread waiting for a state change polls
+        // the channel's connection attempt, which nothing else may do while
+        // the channel has no call (only gRPC's 5 s backup poller would).
+        // Bounds how long destroying a transport waits for this thread.
+        channel->WaitForStateChange(
+            now, absl::ToChronoTime(absl::Now() + connecting_poll_interval));
+        if (stopped()) return;
       }
     }
   }
@@ -429,7 +505,7 @@ class GrpcXdsTransport final : public client::XdsTransport {
   }
 
   ~GrpcXdsTransport() override {
-    watcher_->stop.store(true);
+    watcher_->Stop();
     if (watcher_thread_.joinable()) {
       if (watcher_thread_.get_id() == std::this_thread::get_id()) {
         watcher_thread_.detach();  // destroyed from inside the callback
@@ -450,6 +526,7 @@ class GrpcXdsTransport final : public client::XdsTransport {
       call->Cancel();
       call->Unref();
     }
+    WaitForCalls();
   }
 
   client::StreamingCallPtr CreateStreamingCall(
@@ -461,6 +538,31 @@ class GrpcXdsTransport final : public client::XdsTransport {
   }
 
  private:
+  // The cancelled calls end within milliseconds (gRPC runs their OnDone on
+  // its callback threads). Waiting for each OnDone to return (which
+  // destroys the call unless its caller still holds it) keeps the channel
+  // (stub_) from being released before them: otherwise the last call's
+  // ClientContext could drop the process's last gRPC reference on a gRPC
+  // callback thread, and grpc_shutdown called there hands the library's
+  // teardown to a detached thread ("grpc_shutdown spawns clean-up thread",
+  // src/core/lib/surface/init.cc) that races the process's exit: the double
+  // free inside grpc_cq_internal_unref that one ASan run hung on (session
+  // 10). Not from inside a reaction of one of these calls (that call cannot
+  // end before the reaction returns), and bounded by kCallEndWait.
+  void WaitForCalls() {
+    if (tls_reacting_registry == registry_.get()) return;
+    const auto deadline = absl::ToChronoTime(absl::Now() + kCallEndWait);
+    MutexLock lock(&registry_->mu);
+    while (registry_->in_grpc > 0) {
+      if (registry_->ended.wait_until(registry_->mu, deadline) ==
+          std::cv_status::timeout) {
+        return;
+      }
+    }
+  }
+
+  static constexpr absl::Duration kCallEndWait = absl::Seconds(1);
+
   grpc::GenericStub stub_;  // holds the channel
   std::shared_ptr<CallRegistry> registry_;
   std::shared_ptr<Watcher> watcher_;
@@ -517,7 +619,9 @@ GrpcXdsTransportFactory::Create(
   watcher->on_failure = std::move(on_connectivity_failure);
   watcher->server_uri = server.server_uri();
   watcher->poll_interval = options_.state_poll_interval;
+  watcher->connecting_poll_interval = options_.connecting_poll_interval;
   watcher->probe_timeout = options_.failure_probe_timeout;
+  watcher->start_delay = options_.watcher_start_delay;
   if (server.channel_creds_type() == "tls" &&
       options_.tls_diagnosis_timeout > absl::ZeroDuration()) {
     watcher->diagnose_certificate = [server,

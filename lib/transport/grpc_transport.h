@@ -36,11 +36,14 @@ struct GrpcTransportOptions {
   // HTTP/2 pings on an idle connection, as gRPC's own xDS channel does
   // (5 minutes), so a dead server is noticed while no response is due.
   absl::Duration keepalive_time = absl::Minutes(5);
-  // How often the connectivity watcher re-checks whether its transport is
-  // gone (grpc++ offers no way to interrupt a state wait): destroying a
-  // transport may block this long. Also how soon it notices a READY channel
-  // leave READY (it does not wait in gRPC then: see Watcher::Run).
+  // How often the connectivity watcher reads the state of a READY channel
+  // (leaving READY is not a failure yet; it sleeps on its own condition
+  // variable in between, so destroying a transport does not wait for it),
+  // and the longest it waits inside gRPC for a state change in any other
+  // state (grpc++ offers no way to interrupt that wait: destroying a
+  // transport whose channel is not READY may wait this long).
   absl::Duration state_poll_interval = absl::Milliseconds(100);
+  absl::Duration connecting_poll_interval = absl::Milliseconds(10);
   // The channel's reconnect backoff (gRPC's GRPC_ARG_INITIAL_/
   // MAX_RECONNECT_BACKOFF_MS; gRPC adds +-20% jitter). Streams are
   // wait-for-ready, as C-core's xDS calls are, so a stream (re)starts the
@@ -70,6 +73,10 @@ struct GrpcTransportOptions {
   // scheduled on a loaded machine (lib/server sets 8 MiB: a 346 KB Listener
   // reached SERVING in half the time at load ~4.5, bench/RESULTS.md).
   int http2_stream_lookahead_bytes = 0;
+  // Tests only: the connectivity watcher's first read of the channel's state
+  // comes this late, as it may when its thread is scheduled after a stream
+  // already made the channel connect and fail.
+  absl::Duration watcher_start_delay = absl::ZeroDuration();
 };
 
 // The channel credentials a server's selected creds type asks for:

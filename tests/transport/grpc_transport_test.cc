@@ -411,6 +411,84 @@ TEST(GrpcTransportTest, ServerDownCallWaitsForReady) {
   EXPECT_EQ(recorder->NumStatuses(), 0u);
 }
 
+// Issue 29 item 1: a channel that is already in TRANSIENT_FAILURE when the
+// watcher first reads it is reported. Seen with four `xdsfed call`s at once
+// and no control plane: the ADS stream (wait-for-ready) made the channel
+// connect and fail before the watcher thread ran, gRPC 1.51 keeps the state
+// in TRANSIENT_FAILURE while it backs off, and a watcher reporting only
+// changes never reported it (3 of 24 runs waited their whole deadline). The
+// watcher's start is delayed here so that it always reads a failed channel.
+TEST(GrpcTransportTest, ChannelFailedBeforeTheWatcherStartsIsReported) {
+  constexpr int kRuns = 20;
+  GrpcTransportOptions options;
+  options.watcher_start_delay = absl::Milliseconds(50);
+  for (int run = 0; run < kRuns; ++run) {
+    const std::string uri = absl::StrCat("127.0.0.1:", UnusedPort());
+    auto failures = std::make_shared<Recorder>();
+    auto transport = MakeTransport(
+        uri,
+        [failures](absl::Status status) {
+          absl::MutexLock lock(&failures->mu);
+          failures->statuses.push_back(std::move(status));
+        },
+        options);
+    auto recorder = std::make_shared<Recorder>();
+    StreamingCallPtr call = transport->CreateStreamingCall(
+        kMethod, std::make_unique<Handler>(recorder));
+    ASSERT_TRUE(failures->Wait([](Recorder& r) { return r.NumStatuses() > 0; }))
+        << "run " << run << ": the failed channel was never reported";
+    absl::MutexLock lock(&failures->mu);
+    EXPECT_TRUE(absl::StartsWith(
+        failures->statuses[0].message(),
+        absl::StrCat("xds channel to ", uri, " is in TRANSIENT_FAILURE")))
+        << failures->statuses[0];
+  }
+}
+
+// Issue 29 item 3: destroying a transport does not wait for a poll interval
+// (the watcher sleeps on its own condition variable, never inside gRPC),
+// whether the channel is READY, failing, or has a call to cancel. The bound
+// is generous for a loaded 2-core machine; bench/RESULTS.md has the
+// distribution (teardown_bench).
+TEST(GrpcTransportTest, DestroyingTheTransportIsPrompt) {
+  EchoServer server;
+  const std::string down = absl::StrCat("127.0.0.1:", UnusedPort());
+  struct Case {
+    const char* name;
+    std::string uri;
+    bool with_call;
+  };
+  const Case kCases[] = {{"ready, idle", server.address(), false},
+                         {"ready, open call", server.address(), true},
+                         {"server down", down, false},
+                         {"server down, waiting call", down, true}};
+  GrpcTransportOptions options;
+  // Longer than the bound: a READY channel's watcher must be woken. (The
+  // wait inside gRPC while not READY is connecting_poll_interval, 10 ms.)
+  options.state_poll_interval = absl::Seconds(5);
+  for (const Case& c : kCases) {
+    auto transport = MakeTransport(
+        c.uri, [](absl::Status) {}, options);
+    auto recorder = std::make_shared<Recorder>();
+    StreamingCallPtr call;
+    if (c.with_call) {
+      call = transport->CreateStreamingCall(
+          kMethod, std::make_unique<Handler>(recorder));
+      call->SendMessage("hello");
+      if (c.uri == server.address()) {
+        ASSERT_TRUE(recorder->Wait([](Recorder& r) {
+          return r.Events().size() == 2;
+        })) << c.name;
+      }
+      call.reset();  // orphaned: cancelled
+    }
+    absl::SleepFor(absl::Milliseconds(100));  // the watcher is asleep
+    const absl::Time start = absl::Now();
+    transport.reset();
+    EXPECT_LT(absl::Now() - start, absl::Seconds(1)) << c.name;
+  }
+}
+
 // A server that goes away: the open call ends UNAVAILABLE (or CANCELLED by
 // the server's shutdown) and the channel reports the failure.
 TEST(GrpcTransportTest, ServerGoesAway) {
