@@ -59,9 +59,12 @@ std::string EndpointTarget(const std::string& address) {
 
 struct GrpcEndpointFactory::Core {
   std::string address;
-  // Made by Start(), before `started` and the first state it stores: a
-  // reader that loads either (acquire) sees it.
-  std::shared_ptr<grpc::Channel> channel;
+  // The channel, owned by the endpoint's Handle. A pending watch holds only
+  // this: the Handle's release destroys the channel (when no call holds it
+  // either), and gRPC ends a destroyed channel's watches at once (its state
+  // becomes SHUTDOWN), so the factory's destructor does not wait for
+  // watch_poll.
+  std::weak_ptr<grpc::Channel> channel;
   std::function<void()> on_change;
   std::atomic<Connectivity> state{Connectivity::kIdle};
   std::atomic<bool> started{false};
@@ -82,15 +85,15 @@ class GrpcEndpointFactory::Handle : public Endpoint {
     return core_->state.load(std::memory_order_acquire);
   }
   const std::shared_ptr<grpc::Channel>& channel() const override {
-    return core_->channel;
+    return channel_;
   }
-  void Start() override { factory_->StartChannel(core_); }
+  void Start() override { factory_->StartChannel(core_, &channel_); }
   Connectivity Recheck() override {
     if (!core_->started.load(std::memory_order_acquire)) return state();
     // GetState(false) reads the channel's state without starting anything,
     // so it is safe under the data plane's lock; the watch thread asks an
     // IDLE channel to reconnect when its notification arrives.
-    Connectivity now = FromGrpc(core_->channel->GetState(false));
+    Connectivity now = FromGrpc(channel_->GetState(false));
     if (now != Connectivity::kReady) {
       // Only a READY record is corrected: a newer state the watch thread
       // stored meanwhile wins.
@@ -103,6 +106,9 @@ class GrpcEndpointFactory::Handle : public Endpoint {
  private:
   GrpcEndpointFactory* const factory_;
   const std::shared_ptr<Core> core_;
+  // Made by Start(), before `started` and the first state it stores: a
+  // reader that loads either (acquire) sees it.
+  std::shared_ptr<grpc::Channel> channel_;
 };
 
 GrpcEndpointFactory::GrpcEndpointFactory(Options options)
@@ -134,7 +140,9 @@ std::shared_ptr<Endpoint> GrpcEndpointFactory::Create(
   return std::make_shared<Handle>(this, std::move(core));
 }
 
-void GrpcEndpointFactory::StartChannel(const std::shared_ptr<Core>& core) {
+void GrpcEndpointFactory::StartChannel(
+    const std::shared_ptr<Core>& core,
+    std::shared_ptr<grpc::Channel>* channel) {
   if (core->started.load(std::memory_order_acquire)) return;
   {
     // Its release will end its count (the destructor is waiting for it).
@@ -151,13 +159,14 @@ void GrpcEndpointFactory::StartChannel(const std::shared_ptr<Core>& core) {
               Millis(options_.min_reconnect_backoff));
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
               Millis(options_.max_reconnect_backoff));
-  core->channel = grpc::CreateCustomChannel(
+  *channel = grpc::CreateCustomChannel(
       EndpointTarget(core->address), grpc::InsecureChannelCredentials(), args);
+  core->channel = *channel;
   core->started.store(true, std::memory_order_release);
-  grpc_connectivity_state s = core->channel->GetState(/*try_to_connect=*/true);
+  grpc_connectivity_state s = (*channel)->GetState(/*try_to_connect=*/true);
   const Connectivity now = FromGrpc(s);
   const Connectivity before = core->state.exchange(now);
-  Arm(core, s);  // the count Create took passes to the watch
+  Arm(core, **channel, s);  // the count Create took passes to the watch
   // E.g. READY at once: a connection shared through gRPC's subchannel pool.
   if (now != before && core->on_change) core->on_change();
 }
@@ -169,10 +178,11 @@ void GrpcEndpointFactory::Done() {
 }
 
 void GrpcEndpointFactory::Arm(const std::shared_ptr<Core>& core,
+                              grpc::Channel& channel,
                               grpc_connectivity_state last) {
-  // The tag owns a reference, so the channel outlives its pending watch.
+  // The tag owns the Core, not the channel (see Core::channel).
   auto* tag = new std::shared_ptr<Core>(core);
-  core->channel->NotifyOnStateChange(
+  channel.NotifyOnStateChange(
       last,
       std::chrono::system_clock::now() +
           absl::ToChronoMilliseconds(options_.watch_poll),
@@ -186,21 +196,24 @@ void GrpcEndpointFactory::Run() {
     std::shared_ptr<Core> core =
         std::move(*static_cast<std::shared_ptr<Core>*>(tag));
     delete static_cast<std::shared_ptr<Core>*>(tag);
-    bool stop = core->released.load();
+    // Held until the watch is re-armed: released meanwhile, the endpoint's
+    // channel then goes on this thread, and its new watch ends at once.
+    std::shared_ptr<grpc::Channel> channel = core->channel.lock();
+    bool stop = channel == nullptr || core->released.load();
     {
       MutexLock lock(&mu_);
       stop = stop || shutting_down_;
     }
     if (stop) {
       Done();
-      continue;  // `core` (and its channel) goes here
+      continue;  // `core` goes here
     }
     // Round robin keeps every endpoint connected: an IDLE channel (the
     // backend closed the connection) is asked to connect again.
-    grpc_connectivity_state s = core->channel->GetState(true);
+    grpc_connectivity_state s = channel->GetState(true);
     Connectivity now = FromGrpc(s);
     Connectivity before = core->state.exchange(now);
-    Arm(core, s);
+    Arm(core, *channel, s);
     if (now != before && core->on_change) core->on_change();
   }
 }

@@ -8,9 +8,9 @@
 //   GrpcEndpointFactory factory({.authority = "svc.example.com"});
 //   auto e = factory.Create("127.0.0.1:50051", [] { /* state changed */ });
 //
-// A released endpoint's channel is destroyed by the watch thread when its
-// pending watch returns (at most Options::watch_poll later): grpc++ offers
-// no way to cancel a NotifyOnStateChange.
+// A released endpoint's channel is destroyed with its last reference (the
+// endpoint's, or a call's still in flight); gRPC then ends its pending
+// NotifyOnStateChange at once (grpc++ offers no other way to cancel one).
 #ifndef XDSFED_LIB_CHANNEL_GRPC_ENDPOINT_H_
 #define XDSFED_LIB_CHANNEL_GRPC_ENDPOINT_H_
 
@@ -47,8 +47,9 @@ class GrpcEndpointFactory : public EndpointFactory {
   };
 
   explicit GrpcEndpointFactory(Options options);
-  // Waits for every pending watch (<= watch_poll); every endpoint must have
-  // been released.
+  // Waits for every pending watch: at once when the endpoints' channels are
+  // gone, else at most watch_poll (a call in flight still holds a channel).
+  // Every endpoint must have been released.
   ~GrpcEndpointFactory() override;
   GrpcEndpointFactory(const GrpcEndpointFactory&) = delete;
   GrpcEndpointFactory& operator=(const GrpcEndpointFactory&) = delete;
@@ -59,11 +60,14 @@ class GrpcEndpointFactory : public EndpointFactory {
  private:
   struct Core;
   class Handle;
-  void StartChannel(const std::shared_ptr<Core>& core);
+  // Makes the endpoint's channel into *channel (its Handle's) and watches it.
+  void StartChannel(const std::shared_ptr<Core>& core,
+                    std::shared_ptr<grpc::Channel>* channel);
   // One endpoint's count ends (released before its start, or its watch
   // returned after its release).
   void Done();
-  void Arm(const std::shared_ptr<Core>& core, grpc_connectivity_state last);
+  void Arm(const std::shared_ptr<Core>& core, grpc::Channel& channel,
+           grpc_connectivity_state last);
   void Run();
 
   const Options options_;
