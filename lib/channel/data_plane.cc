@@ -128,6 +128,8 @@ struct DataPlane::Picker {
     std::vector<EndpointResource::DropCategory> drops;
     std::vector<std::unique_ptr<Locality>> localities;  // with READY endpoints
     uint64_t total_weight = 0;
+    // kQueue: what a pick waits for (its DEADLINE_EXCEEDED message).
+    std::string wait_reason;
   };
   bool has_config = false;
   absl::Status status;
@@ -679,6 +681,11 @@ void DataPlane::PublishLocked() {
             if (child.logical_dns) break;  // pick_first: the first READY
           }
           pc->mode = pc->localities.empty() ? Mode::kQueue : Mode::kPick;
+          if (pc->localities.empty()) {
+            pc->wait_reason =
+                absl::StrCat("cluster ", name, ": priority ", lb->current, " (",
+                             child.name, ") has no READY endpoint yet");
+          }
           break;
         case Connectivity::kTransientFailure:
           pc->mode = Mode::kFail;
@@ -688,6 +695,9 @@ void DataPlane::PublishLocked() {
           break;
         default:
           pc->mode = Mode::kQueue;
+          pc->wait_reason = absl::StrCat("cluster ", name, ": priority ",
+                                         lb->current, " (", child.name, ") is ",
+                                         ConnectivityName(child.reported));
       }
     }
     picker->clusters[name] = std::move(pc);
@@ -939,8 +949,7 @@ PickResult DataPlane::Pick(const PickArgs& args, absl::Time deadline) {
     waiting_picks_.fetch_sub(1, std::memory_order_relaxed);
     if (timed_out) {
       FinishUpdate();
-      return Failed(absl::DeadlineExceededError(
-          "deadline exceeded while waiting for a connecting priority"));
+      return Failed(WaitTimedOut(args));
     }
   }
   FinishUpdate();
@@ -1008,8 +1017,46 @@ void DataPlane::OnWaiterDeadline(uint64_t id) {
     waiters_.erase(it);
     async_waiting_.store(waiters_.size(), std::memory_order_relaxed);
   }
-  w->done(Failed(absl::DeadlineExceededError(
-      "deadline exceeded while waiting for a connecting priority")));
+  w->done(Failed(WaitTimedOut(PickArgs{w->path, w->metadata})));
+}
+
+absl::Status DataPlane::WaitTimedOut(const PickArgs& args) const {
+  constexpr absl::string_view kPrefix = "deadline exceeded while waiting for ";
+  std::shared_ptr<const Picker> picker = std::atomic_load(&picker_);
+  if (picker == nullptr || !picker->has_config) {
+    std::string missing;
+    if (options_.describe_missing_config) {
+      missing = options_.describe_missing_config();
+    }
+    return absl::DeadlineExceededError(
+        absl::StrCat(kPrefix, "the xDS configuration",
+                     missing.empty() ? "" : ": ", missing));
+  }
+  // The route and cluster the pick would take now (a weighted choice may
+  // name another cluster than the one it waited on; the message is a hint).
+  std::string scratch;
+  const resources::Route* route =
+      picker->status.ok()
+          ? picker->routes->Match(
+                args.path,
+                [&args](absl::string_view name, std::string* s) {
+                  return LookupHeader(args.metadata, name, s);
+                },
+                routing::ThreadLocalRandom, &scratch)
+          : nullptr;
+  const auto* action =
+      route == nullptr ? nullptr
+                       : std::get_if<resources::RouteAction>(&route->action);
+  if (action != nullptr) {
+    auto it = picker->clusters.find(
+        routing::PickCluster(*action, routing::ThreadLocalRandom));
+    if (it != picker->clusters.end() && !it->second->wait_reason.empty()) {
+      return absl::DeadlineExceededError(
+          absl::StrCat(kPrefix, it->second->wait_reason));
+    }
+  }
+  return absl::DeadlineExceededError(
+      absl::StrCat(kPrefix, "a connecting priority"));
 }
 
 std::map<std::string, std::string> DataPlane::DebugState() const {

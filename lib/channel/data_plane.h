@@ -70,8 +70,10 @@ struct PickArgs {
 struct PickResult {
   // OK: `endpoint` is set. UNAVAILABLE with the reason (no route, cluster
   // error, all priorities failing, circuit breaker, drop category), or
-  // DEADLINE_EXCEEDED when a pick waited for a connecting priority until its
-  // deadline.
+  // DEADLINE_EXCEEDED when a pick waited until its deadline, saying for
+  // what: "deadline exceeded while waiting for the xDS configuration: no
+  // Listener \"x\" yet from xDS server 127.0.0.1:5000", or "... while
+  // waiting for cluster c: priority 0 (...) is CONNECTING".
   absl::Status status;
   std::shared_ptr<Endpoint> endpoint;
   CallTracker tracker;
@@ -116,6 +118,11 @@ class DataPlane : public std::enable_shared_from_this<DataPlane> {
     // with no lock held.
     std::function<void(const std::string& root, const std::string& leaf)>
         request_reresolution;
+    // What a pick waits for while no configuration has been published,
+    // for the DEADLINE_EXCEEDED of a pick that waited for it until its
+    // deadline (XdsChannel: which resource has not arrived, from which
+    // server). Called with no lock held; null: "the xDS configuration".
+    std::function<std::string()> describe_missing_config;
   };
 
   static std::shared_ptr<DataPlane> Create(Options options);
@@ -178,6 +185,10 @@ class DataPlane : public std::enable_shared_from_this<DataPlane> {
   static constexpr int kMaxRepublish = 4;
 
   PickResult TryPickOnce(const PickArgs& args, PickOutcome* outcome) const;
+  // The DEADLINE_EXCEEDED of a pick that waited until its deadline, saying
+  // what it waited for (no configuration yet, and what is missing; or its
+  // cluster's priority, connecting). No lock held.
+  absl::Status WaitTimedOut(const PickArgs& args) const;
   // After a stale pick, under mu_: every endpoint of the current children
   // rechecked and a new picker at once (RepublishLocked), or the changes
   // applied on the timer thread once the bound is reached

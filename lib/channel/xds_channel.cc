@@ -1,7 +1,10 @@
 #include "lib/channel/xds_channel.h"
 
 #include <utility>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "lib/base/mutex.h"
 #include "lib/bootstrap/target_resolver.h"
 #include "lib/lrs/lrs_client.h"
@@ -10,6 +13,42 @@
 
 namespace xdsfed {
 namespace channel {
+namespace {
+
+// What a channel without a configuration still waits for, from its
+// XdsClient's cache: e.g. "no Listener \"x\" yet from xDS server
+// 127.0.0.1:5000", or the route and cluster resources requested and not
+// received yet. Cold path: only a pick that timed out asks.
+std::string DescribeMissingConfig(const client::XdsClient& client,
+                                  const ResolvedListener& resolved) {
+  std::vector<std::string> servers;
+  for (const auto& server : resolved.xds_servers) {
+    servers.push_back(server->server_uri());
+  }
+  std::vector<std::string> missing;
+  bool listener_missing = false;
+  for (const client::ResourceStatus& r : client.ResourceStatuses()) {
+    if (r.state != cache::State::kRequested) continue;
+    const size_t dot = r.type_url.rfind('.');
+    const absl::string_view type =
+        dot == std::string::npos
+            ? absl::string_view(r.type_url)
+            : absl::string_view(r.type_url).substr(dot + 1);
+    if (r.name == resolved.listener_resource_name) listener_missing = true;
+    if (missing.size() < 4) {
+      missing.push_back(absl::StrCat("no ", type, " \"", r.name, "\" yet"));
+    }
+  }
+  if (listener_missing) {
+    return absl::StrCat("no Listener \"", resolved.listener_resource_name,
+                        "\" yet from xDS server",
+                        servers.size() == 1 ? " " : "s ",
+                        absl::StrJoin(servers, ", "));
+  }
+  return absl::StrJoin(missing, "; ");
+}
+
+}  // namespace
 
 // The dependency manager, reachable from the data plane's re-resolution
 // requests (which may come from any thread while the channel shuts down).
@@ -58,6 +97,12 @@ absl::StatusOr<std::unique_ptr<XdsChannel>> XdsChannel::Create(
   dp.lrs = ch->lrs_;
   dp.batch_endpoint_changes = true;
   dp.failover_timeout = options.failover_timeout;
+  dp.describe_missing_config =
+      [weak = std::weak_ptr<client::XdsClient>(ch->client_),
+       resolved = *resolved]() -> std::string {
+    auto client = weak.lock();
+    return client == nullptr ? "" : DescribeMissingConfig(*client, resolved);
+  };
   dp.retention = options.retention;
   dp.request_reresolution = [ref = std::weak_ptr<ManagerRef>(ch->manager_)](
                                 const std::string& root,
