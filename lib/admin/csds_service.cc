@@ -231,17 +231,21 @@ std::unique_ptr<grpc::Service> AddCsdsService(grpc::ServerBuilder& builder,
 }
 
 absl::StatusOr<std::unique_ptr<CsdsServer>> CsdsServer::Start(
-    const std::string& listen, ClientConfigSource source) {
+    const std::string& listen, ClientConfigSource source,
+    const transport::ListenOptions& options) {
   std::unique_ptr<CsdsServer> server(new CsdsServer());
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(),
-                           &server->port_);
   server->service_ = AddCsdsService(builder, std::move(source));
-  server->server_ = builder.BuildAndStart();
-  if (server->server_ == nullptr || server->port_ == 0) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot serve CSDS on ", listen));
+  absl::StatusOr<std::unique_ptr<grpc::Server>> started =
+      transport::BuildAndStartListening(builder, listen,
+                                        grpc::InsecureServerCredentials(),
+                                        options, &server->port_);
+  if (!started.ok()) {
+    return absl::Status(
+        started.status().code(),
+        absl::StrCat("cannot serve CSDS: ", started.status().message()));
   }
+  server->server_ = *std::move(started);
   return server;
 }
 

@@ -31,6 +31,7 @@
 #include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
 #include "lib/client/xds_client.h"
+#include "lib/transport/grpc_listen.h"
 
 namespace xdsfed {
 namespace admin {
@@ -71,10 +72,12 @@ std::unique_ptr<grpc::Service> AddCsdsService(grpc::ServerBuilder& builder,
 class CsdsServer {
  public:
   // `listen`: "host:port", port 0 picks a free one (see port()). Insecure
-  // credentials: bind it to loopback. Errors: kUnavailable if it cannot
-  // listen there.
+  // credentials: bind it to loopback. A port another socket holds is
+  // refused unless both asked for sharing (options.allow_reuse_port).
+  // Errors: kUnavailable if it cannot listen there ("address A is in use").
   static absl::StatusOr<std::unique_ptr<CsdsServer>> Start(
-      const std::string& listen, ClientConfigSource source);
+      const std::string& listen, ClientConfigSource source,
+      const transport::ListenOptions& options = {});
   ~CsdsServer();
   CsdsServer(const CsdsServer&) = delete;
   CsdsServer& operator=(const CsdsServer&) = delete;

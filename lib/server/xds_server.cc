@@ -27,6 +27,7 @@
 #include "lib/routing/socket_address.h"
 #include "lib/server/generation.h"
 #include "lib/server/tls_credentials.h"
+#include "lib/transport/grpc_listen.h"
 #include "lib/transport/grpc_transport.h"
 #include "lib/xds_config/server_config_manager.h"
 
@@ -51,6 +52,7 @@ struct XdsServerBuilder::Options {
   std::optional<bool> federation;
   std::vector<std::pair<std::string, int>> int_args;
   bool spare_generation = true;
+  bool allow_reuse_port = false;
   client::XdsClient::Options client_options;
   std::shared_ptr<client::XdsTransportFactory> transport_factory;
 };
@@ -502,10 +504,15 @@ XdsServerBuilder& XdsServerBuilder::set_spare_generation(bool enabled) {
   options_->spare_generation = enabled;
   return *this;
 }
+XdsServerBuilder& XdsServerBuilder::set_allow_reuse_port(bool enabled) {
+  options_->allow_reuse_port = enabled;
+  return *this;
+}
 
 namespace {
 
-absl::StatusOr<int> OpenListeningSocket(const routing::SocketAddress& address) {
+absl::StatusOr<int> OpenListeningSocket(const routing::SocketAddress& address,
+                                        bool reuse_port) {
   int fd = socket(address.ipv6 ? AF_INET6 : AF_INET,
                   SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) {
@@ -513,14 +520,14 @@ absl::StatusOr<int> OpenListeningSocket(const routing::SocketAddress& address) {
   }
   int one = 1;
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  if (reuse_port) setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
   sockaddr_storage storage;
   socklen_t len = address.ToSockaddr(&storage);
   if (bind(fd, reinterpret_cast<sockaddr*>(&storage), len) != 0 ||
       listen(fd, SOMAXCONN) != 0) {
     int err = errno;
     close(fd);
-    return absl::UnavailableError(absl::StrCat(
-        "cannot listen on ", address.ToString(), ": ", std::strerror(err)));
+    return transport::ListenError(address.ToString(), err);
   }
   return fd;
 }
@@ -566,7 +573,8 @@ absl::StatusOr<std::unique_ptr<XdsServer>> XdsServerBuilder::BuildAndStart() {
       client::XdsClient::Create(bootstrap, std::move(transport),
                                 options_->client_options);
   if (!client.ok()) return client.status();
-  absl::StatusOr<int> listen_fd = OpenListeningSocket(*address);
+  absl::StatusOr<int> listen_fd =
+      OpenListeningSocket(*address, options_->allow_reuse_port);
   if (!listen_fd.ok()) return listen_fd.status();
   int wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (wake_fd < 0) {

@@ -110,11 +110,16 @@ class XdsServerBuilder {
   // (see above; default true). Off: no grpc::Server exists until a Listener
   // is served, and each Listener builds its own on its way to SERVING.
   XdsServerBuilder& set_spare_generation(bool enabled);
+  // SO_REUSEPORT on the listening socket: servers that all ask for it share
+  // the port, the kernel spreading connections among them. Default false: a
+  // port another socket holds fails BuildAndStart ("address A is in use").
+  XdsServerBuilder& set_allow_reuse_port(bool enabled);
 
   // Fails on a missing or invalid bootstrap, a bootstrap without
   // server_listener_resource_name_template, a bad address, or a port that
-  // cannot be bound (A36 allows failing start for these). Missing xDS
-  // configuration does not fail: the server starts NOT_SERVING.
+  // cannot be bound (A36 allows failing start for these; only the last is
+  // kUnavailable: "address A is in use" or "cannot listen on A: why"). Missing
+  // xDS configuration does not fail: the server starts NOT_SERVING.
   absl::StatusOr<std::unique_ptr<XdsServer>> BuildAndStart();
 
  private:

@@ -178,6 +178,40 @@ TEST(CsdsServiceTest, UnreachableServerIsAnError) {
   EXPECT_EQ(fetched.status().code(), absl::StatusCode::kUnavailable);
 }
 
+// Issue 29: a second CsdsServer on a port another holds used to start
+// "listening" (grpc++'s default SO_REUSEPORT) and take half the clients; it
+// is refused with the address unless both asked to share the port.
+TEST(CsdsServerTest, PortInUseIsRefusedUnlessBothShare) {
+  struct Case {
+    const char* name;
+    bool first_reuse, second_reuse, want_ok;
+  };
+  const Case kCases[] = {
+      {"issue 29: neither asks to share", false, false, false},
+      {"socket(7) SO_REUSEPORT: only the second asks", false, true, false},
+      {"issue 29: both ask to share", true, true, true},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    transport::ListenOptions first_options;
+    first_options.allow_reuse_port = c.first_reuse;
+    auto first = CsdsServer::Start("127.0.0.1:0", Source(), first_options);
+    ASSERT_TRUE(first.ok()) << first.status();
+    const std::string address = absl::StrCat("127.0.0.1:", (*first)->port());
+    transport::ListenOptions second_options;
+    second_options.allow_reuse_port = c.second_reuse;
+    auto second = CsdsServer::Start(address, Source(), second_options);
+    if (c.want_ok) {
+      ASSERT_TRUE(second.ok()) << second.status();
+      EXPECT_EQ((*second)->port(), (*first)->port());
+    } else {
+      EXPECT_EQ(second.status(),
+                absl::UnavailableError(absl::StrCat(
+                    "cannot serve CSDS: address ", address, " is in use")));
+    }
+  }
+}
+
 // csds.proto §ClientConfig: generic_xds_configs (clients and management
 // servers), read into one row per resource with its authority.
 TEST(CsdsClientTest, FlattensGenericConfigs) {

@@ -43,11 +43,13 @@ class HealthBackendTest : public ::testing::Test {
   void SetUp() override {
     absl::StatusOr<int> port = backend_.Start();
     ASSERT_TRUE(port.ok()) << port.status();
+    backend_port_ = *port;
     channel_ = grpc::CreateChannel("127.0.0.1:" + std::to_string(*port),
                                    grpc::InsecureChannelCredentials());
   }
 
   HealthBackend backend_{"b7"};
+  int backend_port_ = 0;
   std::shared_ptr<grpc::Channel> channel_;
 };
 
@@ -57,6 +59,16 @@ TEST_F(HealthBackendTest, CheckAnswersServingWithBackendId) {
   EXPECT_EQ(r.serving, grpc::health::v1::HealthCheckResponse::SERVING);
   EXPECT_EQ(r.backend_id, "b7");
   EXPECT_EQ(backend_.service().checks_answered(), 1u);
+}
+
+// Issue 29: `control-plane --health-backends ID@HOST:PORT` on a busy port
+// used to share it (grpc++'s default SO_REUSEPORT); it is refused.
+TEST_F(HealthBackendTest, PortInUseIsRefused) {
+  HealthBackend second("b8");
+  const std::string address = "127.0.0.1:" + std::to_string(backend_port_);
+  absl::StatusOr<int> port = second.Start(address);
+  EXPECT_EQ(port.status(), absl::UnavailableError("health backend: address " +
+                                                  address + " is in use"));
 }
 
 TEST_F(HealthBackendTest, SleepAnswersAfterTheDelay) {

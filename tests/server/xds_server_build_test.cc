@@ -49,10 +49,10 @@ TEST(XdsServerBuilder, StartFailuresTable) {
       {"127.0.0.1:0", testing::ServerBootstrap(1), "port 0"},
       {"localhost:80", testing::ServerBootstrap(1), "literal IP"},
       // Port in use: our documented choice is to fail start (A36 §Serving
-      // and Not Serving allows it, or NOT_SERVING with a retry).
+      // and Not Serving allows it, or NOT_SERVING with a retry), with the
+      // message every listener of the project gives (issue 29).
       {absl::StrCat("127.0.0.1:", busy_port), testing::ServerBootstrap(1),
-       absl::StrCat("cannot listen on 127.0.0.1:", busy_port,
-                    ": Address already in use")},
+       absl::StrCat("address 127.0.0.1:", busy_port, " is in use")},
   };
   for (const Case& c : cases) {
     XdsServerBuilder builder;
@@ -65,6 +65,44 @@ TEST(XdsServerBuilder, StartFailuresTable) {
         << server.status();
   }
   close(busy);
+}
+
+// Issue 29: a port another XdsServer holds is refused (kUnavailable, the
+// code `xdsfed serve` turns into exit 2) unless both servers asked to share
+// it (set_allow_reuse_port; socket(7) SO_REUSEPORT needs it on every socket).
+TEST(XdsServerBuilder, PortInUseIsRefusedUnlessBothShare) {
+  struct Case {
+    const char* name;
+    bool first_reuse, second_reuse, want_ok;
+  };
+  const Case kCases[] = {
+      {"issue 29: neither asks to share", false, false, false},
+      {"socket(7) SO_REUSEPORT: only the second asks", false, true, false},
+      {"issue 29: both ask to share", true, true, true},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    const std::string address = absl::StrCat("127.0.0.1:", testing::FreePort());
+    auto start = [&](bool reuse) {
+      XdsServerBuilder builder;
+      builder.AddListeningPort(address, grpc::InsecureServerCredentials())
+          .set_bootstrap(testing::ServerBootstrap(1))
+          .set_transport_factory(
+              std::make_shared<client::testing::FakeTransportFactory>())
+          .set_spare_generation(false)
+          .set_allow_reuse_port(reuse);
+      return builder.BuildAndStart();
+    };
+    auto first = start(c.first_reuse);
+    ASSERT_TRUE(first.ok()) << first.status();
+    auto second = start(c.second_reuse);
+    if (c.want_ok) {
+      EXPECT_TRUE(second.ok()) << second.status();
+    } else {
+      EXPECT_EQ(second.status(), absl::UnavailableError(absl::StrCat(
+                                     "address ", address, " is in use")));
+    }
+  }
 }
 
 TEST(XdsServerBuilder, NoBootstrapInTheEnvironmentFailsStart) {

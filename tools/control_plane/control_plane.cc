@@ -39,6 +39,7 @@
 #include "lib/base/file_reader.h"
 #include "lib/json/json_reader.h"
 #include "lib/name/resource_name.h"
+#include "lib/transport/grpc_listen.h"
 #include "tools/control_plane/client_status.h"
 
 namespace xdsfed::control_plane {
@@ -752,18 +753,18 @@ absl::StatusOr<int> ControlPlane::Impl::Start() {
       MakeServerCredentials(options_.tls);
   if (!creds.ok()) return creds.status();
   grpc::ServerBuilder builder;
-  int port = 0;
-  builder.AddListeningPort(options_.listen, *creds, &port);
   builder.RegisterService(ads_service_.get());
   builder.RegisterService(lrs_service_.get());
   csds_service_ =
       admin::AddCsdsService(builder, [this] { return ClientConfigs(); });
-  server_ = builder.BuildAndStart();
-  if (server_ == nullptr || port == 0) {
-    server_.reset();
-    return absl::UnavailableError(
-        absl::StrCat("cannot listen on ", options_.listen));
-  }
+  transport::ListenOptions listen_options;
+  listen_options.allow_reuse_port = options_.allow_reuse_port;
+  int port = 0;
+  absl::StatusOr<std::unique_ptr<grpc::Server>> server =
+      transport::BuildAndStartListening(builder, options_.listen, *creds,
+                                        listen_options, &port);
+  if (!server.ok()) return server.status();
+  server_ = *std::move(server);
   if (!options_.snapshot_file.empty()) {
     poller_ = std::thread([this, file_state] { PollSnapshotFile(file_state); });
   }

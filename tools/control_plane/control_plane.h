@@ -88,6 +88,10 @@ class ControlPlane {
   struct Options {
     // Where to listen; port 0 picks a free port (Start() returns it).
     std::string listen = "127.0.0.1:0";
+    // Share the port with other servers that ask for it too (SO_REUSEPORT:
+    // the kernel splits clients among them). Off: a port in use fails
+    // Start() with "address A is in use".
+    bool allow_reuse_port = false;
     // Optional snapshot file: loaded by Start() (an error fails Start) and
     // polled every ~200 ms; a changed file is reloaded and pushed, a bad one
     // is reported on stderr and the old snapshot kept.
@@ -129,7 +133,8 @@ class ControlPlane {
   ControlPlane& operator=(const ControlPlane&) = delete;
 
   // Starts serving; returns the port bound. Errors: a bad snapshot file, a
-  // port that cannot be bound, a second Start().
+  // port that cannot be bound (kUnavailable, "address A is in use" when
+  // another socket holds it), a second Start().
   absl::StatusOr<int> Start();
 
   // Replaces the snapshot and pushes it to every ADS stream.

@@ -2,8 +2,10 @@
 
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/support/byte_buffer.h"
+#include "lib/transport/grpc_listen.h"
 
 namespace xdsfed::control_plane {
 
@@ -42,13 +44,17 @@ absl::StatusOr<int> EchoBackend::Start() {
   if (server_ != nullptr) return absl::FailedPreconditionError("started");
   int port = 0;
   grpc::ServerBuilder builder;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
-                           &port);
   builder.RegisterCallbackGenericService(service_.get());
-  server_ = builder.BuildAndStart();
-  if (server_ == nullptr || port == 0) {
-    return absl::UnavailableError("echo backend: cannot listen on 127.0.0.1");
+  absl::StatusOr<std::unique_ptr<grpc::Server>> server =
+      transport::BuildAndStartListening(builder, "127.0.0.1:0",
+                                        grpc::InsecureServerCredentials(),
+                                        transport::ListenOptions(), &port);
+  if (!server.ok()) {
+    return absl::Status(
+        server.status().code(),
+        absl::StrCat("echo backend: ", server.status().message()));
   }
+  server_ = *std::move(server);
   return port;
 }
 

@@ -4,8 +4,10 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "grpcpp/alarm.h"
+#include "lib/transport/grpc_listen.h"
 
 namespace xdsfed::health_backend {
 
@@ -88,14 +90,17 @@ absl::StatusOr<int> HealthBackend::Start(const std::string& address) {
   if (server_ != nullptr) return absl::FailedPreconditionError("started");
   int port = 0;
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &port);
   builder.RegisterService(&service_);
-  server_ = builder.BuildAndStart();
-  if (server_ == nullptr || port == 0) {
-    server_.reset();
-    return absl::UnavailableError("health backend: cannot listen on " +
-                                  address);
+  absl::StatusOr<std::unique_ptr<grpc::Server>> server =
+      transport::BuildAndStartListening(builder, address,
+                                        grpc::InsecureServerCredentials(),
+                                        transport::ListenOptions(), &port);
+  if (!server.ok()) {
+    return absl::Status(
+        server.status().code(),
+        absl::StrCat("health backend: ", server.status().message()));
   }
+  server_ = *std::move(server);
   return port;
 }
 

@@ -67,7 +67,8 @@ class HealthBackend {
   HealthBackend& operator=(const HealthBackend&) = delete;
 
   // Listens on `address` ("127.0.0.1:0" picks a free port) with insecure
-  // credentials and returns the bound port.
+  // credentials and returns the bound port. A port another socket holds is
+  // an error (kUnavailable, "... address A is in use"), never shared.
   absl::StatusOr<int> Start(const std::string& address = "127.0.0.1:0");
   // Stops at once (in-flight calls are cancelled); Start may not be called
   // again.
