@@ -101,8 +101,10 @@ int RunControlPlane(Context& context) {
   absl::StatusOr<int> port = server.Start();
   if (!port.ok()) {
     // The file was valid a moment ago, so this is a listen or log-file
-    // problem (or the file changed under us).
-    return UsageError(port.status().message());
+    // problem (or the file changed under us): an I/O error, exit 2.
+    Json::Value out(Json::objectValue);
+    out["listen"] = *listen;
+    return ReportIoError(port.status().message(), std::move(out));
   }
   std::vector<std::unique_ptr<health_backend::HealthBackend>> backends;
   Json::Value backend_addresses(Json::objectValue);
@@ -110,8 +112,8 @@ int RunControlPlane(Context& context) {
     auto backend = std::make_unique<health_backend::HealthBackend>(id);
     absl::StatusOr<int> backend_port = backend->Start(address);
     if (!backend_port.ok()) {
-      return UsageError(absl::StrCat("--health-backend ", id, "@", address,
-                                     ": ", backend_port.status().message()));
+      return ReportIoError(absl::StrCat("--health-backends ", id, "@", address,
+                                        ": ", backend_port.status().message()));
     }
     backend_addresses[id] =
         absl::StrCat(address.substr(0, address.rfind(':')), ":", *backend_port);

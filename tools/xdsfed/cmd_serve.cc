@@ -88,7 +88,14 @@ int RunServe(Context& context) {
   absl::StatusOr<std::unique_ptr<server::XdsServer>> server =
       builder.BuildAndStart();
   if (!server.ok()) {
-    Json::Value out = InvalidResult(server.status().message());
+    Json::Value out(Json::objectValue);
+    out["address"] = *listen;
+    // kUnavailable: the address cannot be listened on (in use, say), an I/O
+    // error (exit 2); anything else is a bad configuration (exit 1).
+    if (server.status().code() == absl::StatusCode::kUnavailable) {
+      return ReportIoError(server.status().message(), std::move(out));
+    }
+    out = InvalidResult(server.status().message());
     out["address"] = *listen;
     PrintJson(out);
     return kExitInvalid;

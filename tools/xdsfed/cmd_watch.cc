@@ -171,7 +171,12 @@ int RunWatch(Context& context) {
     auto started = admin::CsdsServer::Start(
         *csds_listen,
         admin::XdsClientSource(*client, target.has_value() ? *target : ""));
-    if (!started.ok()) return UsageError(started.status().message());
+    if (!started.ok()) {
+      // Cannot listen there (e.g. the port is in use): an I/O error, exit 2.
+      Json::Value out(Json::objectValue);
+      out["csds_listen"] = *csds_listen;
+      return ReportIoError(started.status().message(), std::move(out));
+    }
     csds = *std::move(started);
     const std::string host = csds_listen->substr(0, csds_listen->rfind(':'));
     Json::Value line(Json::objectValue);
