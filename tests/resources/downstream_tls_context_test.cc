@@ -45,6 +45,20 @@ TEST(DownstreamTlsContext, Accepted) {
         "combined_validation_context":{
           "validation_context_certificate_provider_instance":{"instance_name":"ca"}}}})",
        true, false},
+      // Both the default validation context's CA and the deprecated
+      // validation_context_certificate_provider_instance, different
+      // instances: the default context's wins, the deprecated field is only
+      // a fallback (gRPC C-core xds_common_types.cc, CommonTlsContext parse:
+      // "If after parsing default_validation_context, ...
+      // ca_certificate_provider_instance is empty, fall back onto
+      // 'validation_context_certificate_provider_instance'"; issue 29 B(c)).
+      {absl::StrCat(R"({"common_tls_context":{)", kIdentity, R"(,
+        "combined_validation_context":{
+          "default_validation_context":{
+            "ca_certificate_provider_instance":{"instance_name":"ca"}},
+          "validation_context_certificate_provider_instance":{
+            "instance_name":"deprecated-ca"}}}})"),
+       true, false},
       // alpn_protocols is ignored, as gRPC does.
       {absl::StrCat(R"({"common_tls_context":{"alpn_protocols":["h2"],)",
                     kIdentity, "}}"),
