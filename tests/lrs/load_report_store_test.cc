@@ -84,6 +84,34 @@ TEST(LoadReportStoreTest, LocalityCounters) {
   }
 }
 
+// What makes a locality's snapshot non-zero, as C-core 1.51's
+// XdsClusterLocalityStats::Snapshot::IsZero: any counter, in-progress calls
+// included (issue 29 B(b): a locality whose calls are only in flight must
+// still count, or the LRS client skips its report), or a backend metric.
+TEST(LoadReportStoreTest, LocalitySnapshotIsZeroTable) {
+  struct Case {
+    const char* name;
+    LocalitySnapshot snapshot;
+    bool want_zero;
+  };
+  const Case kCases[] = {
+      {"nothing", {}, true},
+      {"successful", {1, 0, 0, 0, {}}, false},
+      {"in progress only", {0, 3, 0, 0, {}}, false},
+      {"errors", {0, 0, 1, 0, {}}, false},
+      {"issued", {0, 0, 0, 1, {}}, false},
+      {"a metric reported", {0, 0, 0, 0, {{"cpu", {1, 0}}}}, false},
+      {"a metric entry with nothing in it", {0, 0, 0, 0, {{"cpu", {}}}}, true},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(c.snapshot.IsZero(), c.want_zero);
+    ClusterLoadReport report;
+    report.localities[kL1] = c.snapshot;
+    EXPECT_EQ(report.IsZero(), c.want_zero);
+  }
+}
+
 TEST(LoadReportStoreTest, DropCounters) {
   auto store = LoadReportStore::Create();
   auto drops = store->GetOrCreateDropStats("c", "e");

@@ -6,6 +6,7 @@
 #include "lib/lrs/lrs_client.h"
 
 #include <atomic>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -275,6 +276,42 @@ TEST_F(LrsClientTest, ConsecutiveZeroReportsSkipped) {
   std::vector<LoadStatsRequest> reports = Reports(Lrs());
   ASSERT_EQ(reports.size(), 4u);
   EXPECT_EQ(reports[3].cluster_stats(0).load_report_interval().seconds(), 1);
+}
+
+// Issue 29 B(b): calls that start in interval 1 and are still running keep
+// the locality in every later report (total_requests_in_progress, nothing
+// else), and those reports are never skipped as zero: C-core's
+// LoadReportCountersAreZero asks XdsClusterLocalityStats::Snapshot::IsZero,
+// which counts total_requests_in_progress (xds_client_stats.h), and its
+// in-progress counter is not reset by a snapshot.
+TEST_F(LrsClientTest, InFlightCallsAloneAreReported) {
+  std::shared_ptr<LrsClient> client = MakeClient();
+  auto stats = *client->AddClusterLocalityStats(Server("top:1"), "c1", "", kL1);
+  stats->AddCallStarted();
+  stats->AddCallStarted();
+  Lrs()->Respond(LrsResponseMessage(true, {}, 1));
+  struct Interval {
+    uint64_t issued, in_progress;
+  };
+  const Interval kIntervals[] = {
+      {2, 2},  // 1: the calls started
+      {0, 2},  // 2: only in flight (a zero report if they did not count)
+      {0, 2},  // 3: again (skipped as a second zero report in a row if not)
+  };
+  for (size_t i = 0; i < std::size(kIntervals); ++i) {
+    SCOPED_TRACE(::testing::Message() << "interval " << i + 1);
+    timers_->Advance(absl::Seconds(1));
+    std::vector<LoadStatsRequest> reports = Reports(Lrs());
+    ASSERT_EQ(reports.size(), i + 1);
+    ASSERT_EQ(reports[i].cluster_stats_size(), 1);
+    const auto& cs = reports[i].cluster_stats(0);
+    ASSERT_EQ(cs.upstream_locality_stats_size(), 1);
+    const auto& loc = cs.upstream_locality_stats(0);
+    EXPECT_EQ(loc.locality().region(), "r1");
+    EXPECT_EQ(loc.total_issued_requests(), kIntervals[i].issued);
+    EXPECT_EQ(loc.total_requests_in_progress(), kIntervals[i].in_progress);
+    EXPECT_EQ(loc.total_successful_requests(), 0u);
+  }
 }
 
 // A changed response restarts the reporting with the new config; an
