@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cstring>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 
 namespace xdsfed {
 namespace routing {
@@ -134,6 +136,48 @@ std::string SocketAddress::ToString() const {
   inet_ntop(ipv6 ? AF_INET6 : AF_INET, bytes, buf, sizeof(buf));
   return ipv6 ? absl::StrCat("[", buf, "]:", port)
               : absl::StrCat(buf, ":", port);
+}
+
+std::string SocketAddress::ToGrpcPeer() const {
+  if (!ipv6) return absl::StrCat("ipv4:", ToString());
+  char buf[INET6_ADDRSTRLEN];
+  uint8_t bytes[16];
+  ToBytes(ip, bytes, 16);
+  inet_ntop(AF_INET6, bytes, buf, sizeof(buf));
+  return absl::StrCat("ipv6:%5B", buf, "%5D:", port);
+}
+
+std::optional<SocketAddress> SocketAddress::FromGrpcPeer(
+    absl::string_view peer) {
+  if (absl::ConsumePrefix(&peer, "ipv4:")) {
+    std::optional<SocketAddress> a = Parse(peer);
+    if (!a.has_value() || a->ipv6) return std::nullopt;
+    return a;
+  }
+  if (!absl::ConsumePrefix(&peer, "ipv6:")) return std::nullopt;
+  // "%5B" / "%5b" / "[" ... "%5D" / "%5d" / "]" ":" port
+  if (absl::StartsWithIgnoreCase(peer, "%5B")) {
+    peer.remove_prefix(3);
+  } else if (!absl::ConsumePrefix(&peer, "[")) {
+    return std::nullopt;
+  }
+  size_t close = std::string::npos;
+  size_t skip = 0;
+  for (size_t i = 0; i < peer.size(); ++i) {
+    if (peer[i] == ']') {
+      close = i;
+      skip = 1;
+      break;
+    }
+    if (absl::StartsWithIgnoreCase(peer.substr(i), "%5D")) {
+      close = i;
+      skip = 3;
+      break;
+    }
+  }
+  if (close == std::string::npos) return std::nullopt;
+  return Parse(
+      absl::StrCat("[", peer.substr(0, close), "]", peer.substr(close + skip)));
 }
 
 absl::StatusOr<SocketAddress> ParseListeningAddress(absl::string_view text) {

@@ -36,6 +36,15 @@ struct SocketAddress {
   // For bind(): fills *storage, returns its length.
   socklen_t ToSockaddr(struct sockaddr_storage* storage) const;
   std::string ToString() const;  // canonical, IPv6 bracketed
+  // The peer URI gRPC C-core gives a server for a connection from this
+  // address (grpc::ServerContext::peer(), grpc_sockaddr_to_uri):
+  // "ipv4:10.0.0.1:80", "ipv6:%5B::1%5D:80" (the URI path's brackets
+  // percent-encoded; an IPv4-mapped peer is "ipv4:", as here).
+  std::string ToGrpcPeer() const;
+  // The inverse, also taking unencoded brackets ("ipv6:[::1]:80") and
+  // lowercase escapes; nullopt for another scheme ("unix:...") or a
+  // malformed address.
+  static std::optional<SocketAddress> FromGrpcPeer(absl::string_view peer);
   bool operator==(const SocketAddress& o) const {
     return ipv6 == o.ipv6 && ip == o.ip && port == o.port;
   }

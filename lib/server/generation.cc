@@ -75,16 +75,6 @@ class RouteCheckFactory
   Generation* const generation_;
 };
 
-// "ipv4:1.2.3.4:5" / "ipv6:[::1]:5" -> a SocketAddress.
-std::optional<routing::SocketAddress> ParsePeer(absl::string_view peer) {
-  for (absl::string_view scheme : {"ipv4:", "ipv6:"}) {
-    if (peer.substr(0, scheme.size()) == scheme) {
-      return routing::SocketAddress::Parse(peer.substr(scheme.size()));
-    }
-  }
-  return std::nullopt;
-}
-
 // For queues no poller ever ran on (the server failed to start).
 void DrainQueue(grpc::ServerCompletionQueue* cq) {
   void* tag;
@@ -93,8 +83,12 @@ void DrainQueue(grpc::ServerCompletionQueue* cq) {
   }
 }
 
+// Spelled as grpc::ServerContext::peer() spells it, so that an RPC's chain
+// is found in one probe (an IPv6 peer is "ipv6:%5B::1%5D:5": keyed
+// "ipv6:[::1]:5", every RPC of an IPv6 client missed and got the default
+// chain's routes).
 std::string PeerKey(const routing::SocketAddress& peer) {
-  return absl::StrCat(peer.ipv6 ? "ipv6:" : "ipv4:", peer.ToString());
+  return peer.ToGrpcPeer();
 }
 
 // Per chain (the default chain last) the credentials to serve it with; null
@@ -337,8 +331,12 @@ void Generation::UpdateRoutes(const xds_config::ServerConfig& config,
 size_t Generation::ChainForPeer(absl::string_view peer) {
   auto it = chain_by_peer_.find(peer);
   if (it != chain_by_peer_.end()) return it->second;
-  std::optional<routing::SocketAddress> source = ParsePeer(peer);
+  std::optional<routing::SocketAddress> source =
+      routing::SocketAddress::FromGrpcPeer(peer);
   if (source.has_value()) {
+    // Another spelling of a peer we handed off (a gRPC other than 1.51's).
+    it = chain_by_peer_.find(PeerKey(*source));
+    if (it != chain_by_peer_.end()) return it->second;
     std::optional<size_t> i =
         chain_selector_->Select(listening_address_, &*source);
     if (i.has_value()) return *i;

@@ -45,6 +45,48 @@ TEST(ParseListeningAddress, Table) {
   }
 }
 
+// gRPC C-core's peer URIs (grpc_sockaddr_to_uri, what
+// grpc::ServerContext::peer() returns): IPv6 brackets percent-encoded, an
+// IPv4-mapped peer given as ipv4:. Issue 29 B(a): the server's per-RPC route
+// check keyed IPv6 peers "ipv6:[::1]:P", so an RPC from [::1] never found its
+// connection's chain.
+TEST(SocketAddress, GrpcPeerTable) {
+  struct Case {
+    const char* peer;
+    const char* address;    // ToString(); nullptr: rejected
+    const char* canonical;  // ToGrpcPeer() of the parsed address
+  };
+  const Case kCases[] = {
+      {"ipv4:127.0.0.2:5000", "127.0.0.2:5000", "ipv4:127.0.0.2:5000"},
+      // gRPC 1.51's spelling of an IPv6 peer.
+      {"ipv6:%5B::1%5D:5000", "[::1]:5000", "ipv6:%5B::1%5D:5000"},
+      {"ipv6:%5b::1%5d:5000", "[::1]:5000", "ipv6:%5B::1%5D:5000"},
+      {"ipv6:[::1]:5000", "[::1]:5000", "ipv6:%5B::1%5D:5000"},
+      {"ipv6:%5Bfd00:0::1%5D:80", "[fd00::1]:80", "ipv6:%5Bfd00::1%5D:80"},
+      // A mapped address is IPv4 (gRPC converts it before the URI).
+      {"ipv6:%5B::ffff:127.0.0.2%5D:5000", "127.0.0.2:5000",
+       "ipv4:127.0.0.2:5000"},
+      {"ipv4:[::1]:5000", nullptr, nullptr},
+      {"ipv6:127.0.0.1:5000", nullptr, nullptr},
+      {"ipv6:%5B::1:5000", nullptr, nullptr},
+      {"ipv6:%5B::1%5D", nullptr, nullptr},
+      {"unix:/tmp/s.sock", nullptr, nullptr},
+      {"127.0.0.1:5000", nullptr, nullptr},
+      {"", nullptr, nullptr},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.peer);
+    std::optional<SocketAddress> a = SocketAddress::FromGrpcPeer(c.peer);
+    if (c.address == nullptr) {
+      EXPECT_FALSE(a.has_value()) << a->ToString();
+      continue;
+    }
+    ASSERT_TRUE(a.has_value());
+    EXPECT_EQ(a->ToString(), c.address);
+    EXPECT_EQ(a->ToGrpcPeer(), c.canonical);
+  }
+}
+
 TEST(SocketAddress, MappedV4FromSockaddrIsV4) {
   sockaddr_in6 a{};
   a.sin6_family = AF_INET6;
