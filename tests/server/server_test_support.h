@@ -40,9 +40,18 @@ inline int FreePort() {
   return ntohs(a.sin_port);
 }
 
-inline std::string ServerListenerName(int port) {
-  return absl::StrCat("grpc/server?xds.resource.listening_address=127.0.0.1:",
-                      port);
+// "host:port", an IPv6 host bracketed.
+inline std::string HostPort(absl::string_view host, int port) {
+  return host.find(':') == absl::string_view::npos
+             ? absl::StrCat(host, ":", port)
+             : absl::StrCat("[", host, "]:", port);
+}
+
+// The Listener name of a server listening on host:port (default loopback).
+inline std::string ServerListenerName(int port,
+                                      absl::string_view host = "127.0.0.1") {
+  return absl::StrCat("grpc/server?xds.resource.listening_address=",
+                      HostPort(host, port));
 }
 
 inline std::string Hcm(absl::string_view route) {
@@ -54,15 +63,17 @@ inline std::string Hcm(absl::string_view route) {
       route);
 }
 
-// A server Listener at 127.0.0.1:port whose default chain uses `route`;
-// `extra_chains` is the text of filter_chains entries (may be empty).
+// A server Listener at host:port (default 127.0.0.1) whose default chain
+// uses `route`; `extra_chains` is the text of filter_chains entries (may be
+// empty).
 inline std::string ServerListenerJson(int port, absl::string_view route,
-                                      absl::string_view extra_chains = "") {
+                                      absl::string_view extra_chains = "",
+                                      absl::string_view host = "127.0.0.1") {
   return absl::Substitute(
-      R"("$0":{"address":{"socket_address":{"address":"127.0.0.1","port_value":$1}},
+      R"("$0":{"address":{"socket_address":{"address":"$4","port_value":$1}},
   "filter_chains":[$2],
   "default_filter_chain":{"filters":[{"name":"hcm","typed_config":$3}]}})",
-      ServerListenerName(port), port, extra_chains, Hcm(route));
+      ServerListenerName(port, host), port, extra_chains, Hcm(route), host);
 }
 
 inline std::string ServerRouteJson(absl::string_view name,

@@ -19,7 +19,10 @@
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "lib/server/xds_server.h"
@@ -72,7 +75,7 @@ class XdsServerE2eTest : public ::testing::Test {
     client_options.does_not_exist_timeout = absl::Seconds(1);
     XdsServerBuilder builder;
     builder.set_xds_client_options(client_options)
-        .AddListeningPort(absl::StrCat("127.0.0.1:", server_port_),
+        .AddListeningPort(testing::HostPort(listen_host_, server_port_),
                           grpc::InsecureServerCredentials())
         .RegisterService(&health_)
         .set_bootstrap(bootstrap != nullptr
@@ -89,11 +92,12 @@ class XdsServerE2eTest : public ::testing::Test {
     server_ = *std::move(server);
   }
 
-  std::shared_ptr<grpc::Channel> Direct() {
+  // `host`: the server's address the connection goes to.
+  std::shared_ptr<grpc::Channel> Direct(absl::string_view host = "127.0.0.1") {
     // A fresh channel (its own connection), no reconnect backoff carried.
     grpc::ChannelArguments args;
     args.SetInt("grpc.xdsfed_test_unique", ++unique_);
-    return grpc::CreateCustomChannel(absl::StrCat("127.0.0.1:", server_port_),
+    return grpc::CreateCustomChannel(testing::HostPort(host, server_port_),
                                      grpc::InsecureChannelCredentials(), args);
   }
 
@@ -132,7 +136,60 @@ class XdsServerE2eTest : public ::testing::Test {
         << refused.status.error_message();
   }
 
+  // A chain per destination address (prefix_ranges /32 or /128).
+  struct DestinationChain {
+    std::string ip;
+    std::string route;  // "allow" or "deny"
+  };
+  // Served in turn, each a Listener whose default chain denies every RPC:
+  // an RPC over a new connection to each `dial` address passes exactly when
+  // its `want_ok` says (that is, when the address's own chain allows it).
+  struct ChainsRow {
+    std::vector<DestinationChain> chains;
+    std::vector<std::pair<std::string, bool>> dial;  // address, want_ok
+  };
+  void ExpectChainsByDestination(const std::vector<ChainsRow>& rows) {
+    const std::string routes =
+        absl::StrCat(testing::ServerRouteJson("allow"), ",",
+                     testing::ServerRouteJson("deny", "/nomatch/"));
+    for (size_t i = 0; i < rows.size(); ++i) {
+      SCOPED_TRACE(::testing::Message() << "Listener " << i + 1);
+      std::string chains;
+      for (const DestinationChain& c : rows[i].chains) {
+        const int len = c.ip.find(':') == std::string::npos ? 32 : 128;
+        if (!chains.empty()) chains += ",";
+        chains += Chain(absl::StrCat(R"({"prefix_ranges":[{"address_prefix":")",
+                                     c.ip, R"(","prefix_len":)", len, "}]}"),
+                        c.route);
+      }
+      Push(testing::ServerListenerJson(server_port_, "deny", chains,
+                                       listen_host_),
+           routes);
+      if (i == 0) {
+        ASSERT_NO_FATAL_FAILURE(StartServer());
+        ASSERT_TRUE(log_.WaitFor(1));
+        ASSERT_TRUE(log_.calls()[0].status.ok()) << log_.calls()[0].status;
+      }
+      for (int t = 0; t < 200 && server_->generations_started() < i + 1; ++t) {
+        absl::SleepFor(absl::Milliseconds(25));
+      }
+      ASSERT_GE(server_->generations_started(), i + 1);
+      for (const auto& [address, want_ok] : rows[i].dial) {
+        SCOPED_TRACE(address);
+        HealthCheckResult r =
+            HealthCheckOnce(Direct(address), "", absl::Seconds(10), true);
+        if (want_ok) {
+          EXPECT_TRUE(r.status.ok()) << r.status.error_message();
+        } else {
+          EXPECT_EQ(r.status.error_code(), grpc::StatusCode::UNAVAILABLE)
+              << r.status.error_message();
+        }
+      }
+    }
+  }
+
   std::unique_ptr<control_plane::ControlPlane> cp_;
+  std::string listen_host_ = "127.0.0.1";  // StartServer listens here
   int cp_port_ = 0;
   int server_port_ = 0;
   int version_ = 0;
@@ -308,6 +365,47 @@ TEST_F(XdsServerE2eTest, DestinationPrefixSelectsTheChain) {
                                   Chain(destination("127.0.0.1"), "allow")),
       testing::ServerListenerJson(server_port_, "deny",
                                   Chain(destination("127.0.0.2"), "allow")));
+}
+
+// Issue 29 B(a), A36 §FilterChainMatch: prefix_ranges match a connection's
+// destination, its real local address. A server listening on a wildcard
+// (0.0.0.0, the usual way to run one) learns it per connection
+// (getsockname): 127.0.0.1 and 127.0.0.2 select different chains. Every
+// other server test listens on 127.0.0.1, where the listening address is
+// the destination.
+TEST_F(XdsServerE2eTest, WildcardIpv4ListenerSelectsChainsByLocalAddress) {
+  listen_host_ = "0.0.0.0";
+  ExpectChainsByDestination({
+      {{{"127.0.0.1", "allow"}, {"127.0.0.2", "deny"}},
+       {{"127.0.0.1", true}, {"127.0.0.2", false}}},
+      {{{"127.0.0.1", "deny"}, {"127.0.0.2", "allow"}},
+       {{"127.0.0.1", false}, {"127.0.0.2", true}}},
+  });
+}
+
+bool HaveIpv6Loopback() {
+  const int fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  sockaddr_in6 a{};
+  a.sin6_family = AF_INET6;
+  a.sin6_addr = in6addr_loopback;
+  const bool ok = bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
+  close(fd);
+  return ok;
+}
+
+// The same on [::] (dual stack): an IPv4 connection's local address arrives
+// IPv4-mapped (::ffff:127.0.0.2) and is matched as IPv4, as gRPC C-core and
+// grpc-go do (they unmap before matching); [::1] matches its IPv6 chain.
+TEST_F(XdsServerE2eTest, WildcardIpv6ListenerSelectsChainsByLocalAddress) {
+  if (!HaveIpv6Loopback()) GTEST_SKIP() << "no IPv6 loopback ([::1]) here";
+  listen_host_ = "::";
+  ExpectChainsByDestination({
+      {{{"127.0.0.1", "allow"}, {"127.0.0.2", "deny"}, {"::1", "deny"}},
+       {{"127.0.0.1", true}, {"127.0.0.2", false}, {"::1", false}}},
+      {{{"127.0.0.1", "deny"}, {"127.0.0.2", "allow"}, {"::1", "allow"}},
+       {{"127.0.0.1", false}, {"127.0.0.2", true}, {"::1", true}}},
+  });
 }
 
 std::string ReadAll(const std::string& path) {
