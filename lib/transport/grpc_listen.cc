@@ -8,8 +8,8 @@
 #include <cstring>
 #include <utility>
 
-#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "grpcpp/grpcpp.h"
 
 namespace xdsfed::transport {
