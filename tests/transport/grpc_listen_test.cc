@@ -113,6 +113,9 @@ TEST(BuildAndStartListening, BusyPortHeldByAPlainSocketTable) {
       // gRPC's ipv4: scheme (its URI form of a listening address).
       {absl::StrCat("ipv4:127.0.0.1:", port),
        absl::StrCat("address ipv4:127.0.0.1:", port, " is in use")},
+      // gRPC binds every address localhost resolves to; one busy fails all.
+      {absl::StrCat("localhost:", port),
+       absl::StrCat("address localhost:", port, " is in use")},
       // A wildcard overlaps every local address, 127.0.0.1 too.
       {absl::StrCat("0.0.0.0:", port),
        absl::StrCat("address 0.0.0.0:", port, " is in use")},
