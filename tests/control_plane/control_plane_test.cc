@@ -492,7 +492,9 @@ TEST(ControlPlaneTest, PortInUseIsRefusedUnlessBothShare) {
     absl::StatusOr<int> second_port = second.Start();
     if (c.want_ok) {
       EXPECT_EQ(second_port.status(), absl::OkStatus());
-      if (second_port.ok()) EXPECT_EQ(*second_port, *port);
+      if (second_port.ok()) {
+        EXPECT_EQ(*second_port, *port);
+      }
     } else {
       EXPECT_EQ(second_port.status(),
                 absl::UnavailableError(
