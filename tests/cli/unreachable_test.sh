@@ -19,12 +19,17 @@ trap cleanup EXIT
 
 start_cp() {
   echo '{"version":"0","resources":{}}' >"$dir/snap.json"
+  rm -f "$dir/cp.out"
   "$xdsfed" control-plane --listen 127.0.0.1:0 --snapshot "$dir/snap.json" \
     >"$dir/cp.out" 2>"$dir/cp.err" &
   cp_pid=$!
   i=0
-  while [ ! -s "$dir/cp.out" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+  while ! grep -q '"port"' "$dir/cp.out" 2>/dev/null && [ $i -lt 100 ]; do
+    sleep 0.1
+    i=$((i + 1))
+  done
   cp_port=$(head -n 1 "$dir/cp.out" | sed 's/.*"port":\([0-9]*\).*/\1/')
+  [ -n "$cp_port" ] || { echo "FAIL the control plane did not start"; exit 1; }
 }
 # A port nothing listens on: a control plane's, once it has stopped.
 start_cp
