@@ -1,10 +1,12 @@
 #include "lib/admin/csds_client.h"
 
+#include <algorithm>
 #include <chrono>
 #include <type_traits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "envoy/config/cluster/v3/cluster.pb.h"
 #include "envoy/config/endpoint/v3/endpoint.pb.h"
 #include "envoy/config/listener/v3/listener.pb.h"
@@ -153,6 +155,30 @@ absl::Status ToAbsl(const grpc::Status& status) {
                       status.error_message());
 }
 
+// Until `channel` is READY or has failed (TRANSIENT_FAILURE: the RPC that
+// follows fails at once and says why), at most `connect_timeout` from
+// `start`.
+absl::Status WaitForConnection(grpc::Channel& channel,
+                               absl::Duration connect_timeout,
+                               absl::Time start) {
+  const auto deadline = absl::ToChronoTime(start + connect_timeout);
+  grpc_connectivity_state state = channel.GetState(/*try_to_connect=*/true);
+  while (state != GRPC_CHANNEL_READY &&
+         state != GRPC_CHANNEL_TRANSIENT_FAILURE &&
+         state != GRPC_CHANNEL_SHUTDOWN) {
+    if (!channel.WaitForStateChange(state, deadline)) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          "no connection within ", absl::FormatDuration(connect_timeout),
+          ": the channel is still ",
+          state == GRPC_CHANNEL_IDLE ? "IDLE" : "CONNECTING",
+          " (a port that accepts TCP connections but never completes the "
+          "HTTP/2 handshake, i.e. not a gRPC server, looks like this)"));
+    }
+    state = channel.GetState(/*try_to_connect=*/true);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::vector<CsdsResource> FlattenClientStatus(
@@ -166,10 +192,14 @@ std::vector<CsdsResource> FlattenClientStatus(
 }
 
 absl::StatusOr<ClientStatusResponse> FetchClientStatus(
-    const std::shared_ptr<grpc::Channel>& channel, absl::Duration timeout) {
+    const std::shared_ptr<grpc::Channel>& channel, absl::Duration timeout,
+    absl::Duration connect_timeout) {
+  const absl::Time start = absl::Now();
+  const auto deadline = absl::ToChronoTime(start + timeout);
+  absl::Status connected =
+      WaitForConnection(*channel, std::min(connect_timeout, timeout), start);
+  if (!connected.ok()) return connected;
   auto stub = ClientStatusDiscoveryService::NewStub(channel);
-  const auto deadline =
-      std::chrono::system_clock::now() + absl::ToChronoMilliseconds(timeout);
   ClientStatusRequest request;
   ClientStatusResponse response;
   {
@@ -187,7 +217,15 @@ absl::StatusOr<ClientStatusResponse> FetchClientStatus(
   auto stream = stub->StreamClientStatus(&context);
   if (!stream->Write(request) || !stream->WritesDone() ||
       !stream->Read(&response)) {
-    return ToAbsl(stream->Finish());
+    grpc::Status status = stream->Finish();
+    if (status.error_code() == grpc::StatusCode::UNIMPLEMENTED) {
+      // gRPC's own message is empty here.
+      return absl::UnimplementedError(absl::StrCat(
+          "the server does not serve CSDS "
+          "(envoy.service.status.v3.ClientStatusDiscoveryService)",
+          status.error_message().empty() ? "" : ": ", status.error_message()));
+    }
+    return ToAbsl(status);
   }
   (void)stream->Finish();  // the answer is in; how the stream ends is moot
   return response;

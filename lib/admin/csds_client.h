@@ -52,11 +52,18 @@ std::vector<CsdsResource> FlattenClientStatus(
     const envoy::service::status::v3::ClientStatusResponse& response);
 
 // Asks `channel`'s server for every client's status: FetchClientStatus, or,
-// where only the stream is served, one StreamClientStatus exchange. Errors:
-// the RPC's, as an absl::Status with the same code.
+// where only the stream is served, one StreamClientStatus exchange, all
+// within `timeout`. The channel must be connected within `connect_timeout`
+// (capped by `timeout`): a port that accepts TCP but never completes the
+// HTTP/2 handshake fails then with kDeadlineExceeded, instead of at the
+// end of `timeout`; a connection that fails (refused, TLS) fails at once
+// with the RPC's kUnavailable. A server without CSDS fails with
+// kUnimplemented, saying so. Other errors: the RPC's, as an absl::Status
+// with the same code.
 absl::StatusOr<envoy::service::status::v3::ClientStatusResponse>
 FetchClientStatus(const std::shared_ptr<grpc::Channel>& channel,
-                  absl::Duration timeout);
+                  absl::Duration timeout,
+                  absl::Duration connect_timeout = absl::Seconds(3));
 
 }  // namespace admin
 }  // namespace xdsfed

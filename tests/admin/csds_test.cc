@@ -3,17 +3,26 @@
 // and streaming), and the reading of both answer forms of the xDS API
 // (envoy/service/status/v3/csds.proto: GenericXdsConfig and the deprecated
 // PerXdsConfig dumps).
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "envoy/config/cluster/v3/cluster.pb.h"
 #include "envoy/config/route/v3/route.pb.h"
+#include "envoy/service/discovery/v3/ads.grpc.pb.h"
 #include "envoy/service/status/v3/csds.grpc.pb.h"
 #include "google/protobuf/text_format.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
+#include "grpcpp/security/server_credentials.h"
+#include "grpcpp/server_builder.h"
 #include "gtest/gtest.h"
 #include "lib/admin/csds_client.h"
 #include "lib/admin/csds_service.h"
@@ -210,6 +219,58 @@ TEST(CsdsServerTest, PortInUseIsRefusedUnlessBothShare) {
                     "cannot serve CSDS: address ", address, " is in use")));
     }
   }
+}
+
+// Issue 29 item 5: a gRPC server without CSDS is an error that says so
+// (gRPC's own UNIMPLEMENTED message is empty); a port that accepts TCP but
+// never speaks HTTP/2 fails within the connect timeout, not the RPC's.
+TEST(CsdsClientTest, ServerWithoutCsdsIsUnimplementedAndSaysSo) {
+  // Some other service (grpc++ builds no server without one).
+  envoy::service::discovery::v3::AggregatedDiscoveryService::Service ads;
+  grpc::ServerBuilder builder;
+  builder.RegisterService(&ads);
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                           &port);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  ASSERT_NE(server, nullptr);
+  ASSERT_NE(port, 0);
+  auto fetched =
+      FetchClientStatus(grpc::CreateChannel(absl::StrCat("127.0.0.1:", port),
+                                            grpc::InsecureChannelCredentials()),
+                        absl::Seconds(10));
+  EXPECT_EQ(fetched.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(fetched.status().message(),
+            "the server does not serve CSDS "
+            "(envoy.service.status.v3.ClientStatusDiscoveryService)");
+  server->Shutdown();
+}
+
+TEST(CsdsClientTest, SilentPortFailsWithinTheConnectTimeout) {
+  // Listening, never accepting: the kernel completes the TCP handshake and
+  // the HTTP/2 preface is never answered.
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+  ASSERT_EQ(listen(fd, 16), 0);
+  socklen_t len = sizeof(a);
+  ASSERT_EQ(getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len), 0);
+  const absl::Time start = absl::Now();
+  auto fetched = FetchClientStatus(
+      grpc::CreateChannel(absl::StrCat("127.0.0.1:", ntohs(a.sin_port)),
+                          grpc::InsecureChannelCredentials()),
+      absl::Seconds(10), absl::Milliseconds(500));
+  const absl::Duration took = absl::Now() - start;
+  close(fd);
+  EXPECT_EQ(fetched.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(fetched.status().message(),
+            "no connection within 500ms: the channel is still CONNECTING (a "
+            "port that accepts TCP connections but never completes the HTTP/2 "
+            "handshake, i.e. not a gRPC server, looks like this)");
+  EXPECT_LT(took, absl::Seconds(2));
 }
 
 // csds.proto §ClientConfig: generic_xds_configs (clients and management
