@@ -155,6 +155,9 @@ absl::StatusOr<std::shared_ptr<const Bootstrap>> Bootstrap::FromJsonParts(
 
   std::shared_ptr<Bootstrap> bootstrap(new Bootstrap());
   bootstrap->federation_ = federation;
+  if (!federation && input.isObject() && input["authorities"].isObject()) {
+    bootstrap->authorities_ignored_ = input["authorities"].getMemberNames();
+  }
   ServerInterner interner;
   {
     ValidationErrors::ScopedField field(&errors, ".xds_servers");

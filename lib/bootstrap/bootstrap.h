@@ -72,6 +72,12 @@ class Bootstrap {
     return authorities_;
   }
   const Authority* LookupAuthority(absl::string_view name) const;
+  // With the federation gate off: the names under "authorities", which the
+  // gate made this bootstrap ignore, so that an error can say why such an
+  // authority is unknown. Empty with the gate on.
+  const std::vector<std::string>& authorities_ignored() const {
+    return authorities_ignored_;
+  }
   // The template for xds: targets without an authority; "%s" when unset.
   const std::string& client_default_listener_resource_name_template() const {
     return client_default_template_;
@@ -129,6 +135,7 @@ class Bootstrap {
   ServerList servers_;
   std::optional<schema::Bootstrap::Node> node_;
   std::map<std::string, Authority> authorities_;
+  std::vector<std::string> authorities_ignored_;
   bool has_client_default_template_ = false;
   std::string client_default_template_ = "%s";
   std::optional<std::string> server_template_;

@@ -1,5 +1,6 @@
 #include "lib/bootstrap/target_resolver.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -51,6 +52,16 @@ absl::StatusOr<ResolvedListener> ResolveXdsTarget(const Bootstrap& bootstrap,
     const Bootstrap::Authority* authority =
         bootstrap.LookupAuthority(*parsed.authority);
     if (authority == nullptr) {
+      const std::vector<std::string>& ignored = bootstrap.authorities_ignored();
+      if (std::find(ignored.begin(), ignored.end(), *parsed.authority) !=
+          ignored.end()) {
+        // Not "not in the bootstrap": it is, but the gate hides it.
+        return absl::InvalidArgumentError(absl::StrCat(
+            "invalid target \"", target, "\": authority \"", *parsed.authority,
+            "\" is in the bootstrap's authorities, but federation is off, "
+            "which ignores them (gRFC A47: GRPC_EXPERIMENTAL_XDS_FEDERATION="
+            "true turns it on)"));
+      }
       return absl::InvalidArgumentError(absl::StrCat(
           "invalid target \"", target, "\": authority \"", *parsed.authority,
           "\" is not in the bootstrap's authorities"));

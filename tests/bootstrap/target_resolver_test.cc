@@ -156,11 +156,19 @@ TEST(TargetResolverTest, EncodingAndEdgeCases) {
        "0.0.0.0:8080", true, "", "", "", "",
        "bootstrap has no server_listener_resource_name_template, so an "
        "xDS-enabled server cannot start"},
-      {"A47 gate off: authorities ignored, so an authority is unknown",
+      {"A47 gate off: authorities ignored, so an authority is unknown, and "
+       "the error says the gate is why (issue 29 item 5)",
        MultipleAuthorities(), false, "xds://xds.other.com/server.other.com",
        false, "", "", "", "",
        "invalid target \"xds://xds.other.com/server.other.com\": authority "
-       "\"xds.other.com\" is not in the bootstrap's authorities"},
+       "\"xds.other.com\" is in the bootstrap's authorities, but federation "
+       "is off, which ignores them (gRFC A47: "
+       "GRPC_EXPERIMENTAL_XDS_FEDERATION=true turns it on)"},
+      {"A47 gate off: an authority the bootstrap does not list",
+       MultipleAuthorities(), false, "xds://xds.nowhere.com/server.other.com",
+       false, "", "", "", "",
+       "invalid target \"xds://xds.nowhere.com/server.other.com\": authority "
+       "\"xds.nowhere.com\" is not in the bootstrap's authorities"},
       {"A47 gate off: default template ignored", MultipleAuthorities(), false,
        "xds:server.example.com", false, "server.example.com", "", kTop,
        "server.example.com"},
@@ -246,7 +254,9 @@ TEST(TargetResolverTest, BootstrapRules) {
        authorities_only, false, "xds://xds.other.com/foo", false, "", "", "",
        "",
        "invalid target \"xds://xds.other.com/foo\": authority "
-       "\"xds.other.com\" is not in the bootstrap's authorities"},
+       "\"xds.other.com\" is in the bootstrap's authorities, but federation "
+       "is off, which ignores them (gRFC A47: "
+       "GRPC_EXPERIMENTAL_XDS_FEDERATION=true turns it on)"},
       {"A47 §Temporary environment variable protection: gate off, only "
        "authorities: xds:///foo is old-style",
        authorities_only, false, "xds:///foo", false, "foo", "", kTop, "foo"},

@@ -61,6 +61,10 @@ expect "gate off: old-style name" 0 \
   "$xdsfed" --federation=off --bootstrap "$multi" resolve xds:server.example.com
 expect "gate off: target authority refused" 1 '"valid":false' \
   "$xdsfed" --federation=off --bootstrap "$multi" resolve xds://xds.other.com/server.other.com
+# Issue 29 item 5: the authority is in the bootstrap; the gate is why.
+expect "gate off: the error says federation is off, not that it is missing" 1 \
+  'authority \"xds.other.com\" is in the bootstrap'"'"'s authorities, but federation is off, which ignores them (gRFC A47: GRPC_EXPERIMENTAL_XDS_FEDERATION=true turns it on); in xdsfed, --federation=on also does"' \
+  env -u GRPC_EXPERIMENTAL_XDS_FEDERATION "$xdsfed" --bootstrap "$multi" resolve xds://xds.other.com/server.other.com
 
 # Issue 14 §1: targets gRPC C-core accepts give its Listener names: the path
 # percent-encoded into an xdstp: template, verbatim into an old-style one.

@@ -1,6 +1,10 @@
 // `xdsfed resolve TARGET` and `xdsfed server-name ADDRESS`: the Listener a
 // channel or an xDS-enabled server would watch, and the servers it would ask
 // (../shared/CLI.md, gRFC A47 §xds Resolver Changes).
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "lib/bootstrap/target_resolver.h"
 #include "tools/xdsfed/bootstrap_source.h"
 #include "tools/xdsfed/cli.h"
@@ -34,8 +38,18 @@ int Resolve(Context& context, bool server) {
   const std::string& input = context.args[0];
   auto resolved = server ? ResolveServerListener(**bootstrap, input)
                          : ResolveXdsTarget(**bootstrap, input);
-  Json::Value out = resolved.ok() ? ResolvedToJson(*resolved, server)
-                                  : InvalidResult(resolved.status().message());
+  Json::Value out;
+  if (resolved.ok()) {
+    out = ResolvedToJson(*resolved, server);
+  } else {
+    std::string error(resolved.status().message());
+    // The library names the environment variable; here the flag counts too.
+    if (!context.FederationEnabled() &&
+        absl::StrContains(error, "federation is off")) {
+      absl::StrAppend(&error, "; in xdsfed, --federation=on also does");
+    }
+    out = InvalidResult(error);
+  }
   out[input_key] = input;
   PrintJson(out);
   return resolved.ok() ? kExitValid : kExitInvalid;
