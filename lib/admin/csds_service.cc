@@ -223,9 +223,13 @@ absl::StatusOr<ClientStatusResponse> AnswerClientStatus(
   return response;
 }
 
+std::unique_ptr<grpc::Service> NewCsdsService(ClientConfigSource source) {
+  return std::make_unique<CsdsService>(std::move(source));
+}
+
 std::unique_ptr<grpc::Service> AddCsdsService(grpc::ServerBuilder& builder,
                                               ClientConfigSource source) {
-  auto service = std::make_unique<CsdsService>(std::move(source));
+  std::unique_ptr<grpc::Service> service = NewCsdsService(std::move(source));
   builder.RegisterService(service.get());
   return service;
 }

@@ -66,6 +66,11 @@ AnswerClientStatus(
 std::unique_ptr<grpc::Service> AddCsdsService(grpc::ServerBuilder& builder,
                                               ClientConfigSource source);
 
+// The CSDS service alone, for a caller that registers it itself (e.g. on
+// every grpc::Server an xDS-enabled server builds). It must outlive every
+// server it is registered on.
+std::unique_ptr<grpc::Service> NewCsdsService(ClientConfigSource source);
+
 // A grpc::Server of its own serving only CSDS, for processes that have no
 // server to add it to (`xdsfed watch --csds-listen`). Shut down when
 // destroyed.

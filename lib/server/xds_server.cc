@@ -19,6 +19,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "grpcpp/impl/service_type.h"
+#include "lib/admin/csds_service.h"
 #include "lib/base/federation_gate.h"
 #include "lib/base/mutex.h"
 #include "lib/bootstrap/target_resolver.h"
@@ -53,6 +55,7 @@ struct XdsServerBuilder::Options {
   std::vector<std::pair<std::string, int>> int_args;
   bool spare_generation = true;
   bool allow_reuse_port = false;
+  bool csds_service = false;
   client::XdsClient::Options client_options;
   std::shared_ptr<client::XdsTransportFactory> transport_factory;
 };
@@ -60,8 +63,10 @@ struct XdsServerBuilder::Options {
 class XdsServer::Impl : public std::enable_shared_from_this<Impl> {
  public:
   Impl(XdsServerBuilder::Options options, routing::SocketAddress address,
-       int listen_fd, int wake_fd, std::string listener_name)
+       int listen_fd, int wake_fd, std::string listener_name,
+       std::unique_ptr<grpc::Service> csds_service)
       : options_(std::move(options)),
+        csds_service_(std::move(csds_service)),
         address_(address),
         address_text_(address.ToString()),
         listener_name_(std::move(listener_name)),
@@ -413,6 +418,9 @@ class XdsServer::Impl : public std::enable_shared_from_this<Impl> {
   }
 
   const XdsServerBuilder::Options options_;
+  // Registered on every generation (options_.services has it): outlives
+  // them all, the members below.
+  const std::unique_ptr<grpc::Service> csds_service_;
   GenerationOptions gen_options_;
   const routing::SocketAddress address_;
   const std::string address_text_;
@@ -500,6 +508,10 @@ XdsServerBuilder& XdsServerBuilder::AddChannelArgument(const std::string& name,
   options_->int_args.emplace_back(name, value);
   return *this;
 }
+XdsServerBuilder& XdsServerBuilder::set_csds_service(bool enabled) {
+  options_->csds_service = enabled;
+  return *this;
+}
 XdsServerBuilder& XdsServerBuilder::set_spare_generation(bool enabled) {
   options_->spare_generation = enabled;
   return *this;
@@ -573,6 +585,11 @@ absl::StatusOr<std::unique_ptr<XdsServer>> XdsServerBuilder::BuildAndStart() {
       client::XdsClient::Create(bootstrap, std::move(transport),
                                 options_->client_options);
   if (!client.ok()) return client.status();
+  std::unique_ptr<grpc::Service> csds;
+  if (options_->csds_service) {
+    csds = admin::NewCsdsService(admin::XdsClientSource(*client));
+    options_->services.push_back(csds.get());
+  }
   absl::StatusOr<int> listen_fd =
       OpenListeningSocket(*address, options_->allow_reuse_port);
   if (!listen_fd.ok()) return listen_fd.status();
@@ -583,7 +600,7 @@ absl::StatusOr<std::unique_ptr<XdsServer>> XdsServerBuilder::BuildAndStart() {
   }
   auto impl = std::make_shared<XdsServer::Impl>(
       std::move(*options_), *address, *listen_fd, wake_fd,
-      resolved->listener_resource_name);
+      resolved->listener_resource_name, std::move(csds));
   options_.reset();
   std::unique_ptr<XdsServer> server(new XdsServer(impl));
   absl::Status started = impl->Start(*std::move(client));

@@ -106,6 +106,11 @@ class XdsServerBuilder {
       std::shared_ptr<client::XdsTransportFactory> factory);
   // A channel argument for every generation's grpc::Server.
   XdsServerBuilder& AddChannelArgument(const std::string& name, int value);
+  // Also serve CSDS (envoy.service.status.v3, lib/admin) reporting this
+  // server's own XdsClient, on the listening port like any registered
+  // service: so only while serving, and subject to the Listener's routes.
+  // Default off.
+  XdsServerBuilder& set_csds_service(bool enabled);
   // Whether the next generation's grpc::Server is built and started ahead
   // (see above; default true). Off: no grpc::Server exists until a Listener
   // is served, and each Listener builds its own on its way to SERVING.
@@ -134,8 +139,11 @@ class XdsServer {
   XdsServer(const XdsServer&) = delete;
   XdsServer& operator=(const XdsServer&) = delete;
 
-  // Stops accepting, stops the xDS watch, and shuts every generation down,
-  // waiting up to `grace` for running RPCs.
+  // Stops accepting at once (the listening socket is closed, so new
+  // connections are refused), stops the xDS watch, and shuts every
+  // generation down: existing connections get a GOAWAY and take no new
+  // RPC, running RPCs have up to `grace` to finish (it returns as soon as
+  // they have), then the rest are cancelled.
   void Shutdown(absl::Duration grace = absl::ZeroDuration());
 
   const std::string& listening_address() const;

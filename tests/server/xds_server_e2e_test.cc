@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "lib/admin/csds_client.h"
 #include "lib/server/xds_server.h"
 #include "tests/server/server_test_support.h"
 #include "tools/health_backend/health_backend.h"
@@ -83,6 +84,7 @@ class XdsServerE2eTest : public ::testing::Test {
                            : testing::ServerBootstrap(cp_port_))
         .set_drain_grace_time(grace)
         .set_max_connection_age(max_age)
+        .set_csds_service(csds_)
         .set_status_notifier(
             [this](const std::string& a, const absl::Status& s) {
               log_.Record(a, s);
@@ -194,6 +196,7 @@ class XdsServerE2eTest : public ::testing::Test {
   int server_port_ = 0;
   int version_ = 0;
   int unique_ = 0;
+  bool csds_ = false;  // StartServer: set_csds_service
   HealthService health_{"e2e-backend"};
   NotifierLog log_;
   std::unique_ptr<XdsServer> server_;
@@ -856,6 +859,70 @@ TEST_F(XdsServerE2eTest, DrainTimesAfterUpdateAndDelete) {
       absl::FormatDuration(moved - connected).c_str(), failed, ok_after_delete,
       absl::FormatDuration(refused - not_serving).c_str(),
       absl::FormatDuration(refused - reconnected).c_str());
+}
+
+// Issue 29 item 4, what `xdsfed serve` does on SIGTERM: Shutdown(grace)
+// refuses new connections at once, lets the three RPCs running on an
+// existing connection finish (1.5 s each, grace 5 s) and returns when they
+// have, not at the end of the grace.
+TEST_F(XdsServerE2eTest, ShutdownRefusesNewConnectionsAndDrainsRunningRpcs) {
+  Push(testing::ServerListenerJson(server_port_, "s1"),
+       testing::ServerRouteJson("s1"));
+  ASSERT_NO_FATAL_FAILURE(StartServer());
+  ASSERT_TRUE(log_.WaitFor(1));
+  ASSERT_TRUE(log_.calls()[0].status.ok()) << log_.calls()[0].status;
+  auto channel = Direct();
+  ASSERT_TRUE(
+      HealthCheckOnce(channel, "", absl::Seconds(10), true).status.ok());
+  std::vector<HealthCheckResult> results(3);
+  std::vector<std::thread> rpcs;
+  for (HealthCheckResult& r : results) {
+    rpcs.emplace_back([&r, channel] {
+      r = HealthCheckOnce(channel, "sleep:1500", absl::Seconds(10));
+    });
+  }
+  absl::SleepFor(absl::Milliseconds(300));  // the three are running
+  const absl::Time start = absl::Now();
+  std::thread shutdown([this] { server_->Shutdown(absl::Seconds(5)); });
+  absl::SleepFor(absl::Milliseconds(100));
+  // A new connection is refused (the listening socket is closed).
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = htons(server_port_);
+  EXPECT_NE(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+  EXPECT_EQ(errno, ECONNREFUSED);
+  close(fd);
+  shutdown.join();
+  const absl::Duration took = absl::Now() - start;
+  for (std::thread& t : rpcs) t.join();
+  for (const HealthCheckResult& r : results) {
+    EXPECT_TRUE(r.status.ok()) << r.status.error_message();
+  }
+  EXPECT_LT(took, absl::Seconds(3));
+  std::printf("Shutdown(5s) with three running 1.5 s RPCs took %s\n",
+              absl::FormatDuration(took).c_str());
+}
+
+// Issue 29 item 4: set_csds_service serves CSDS of the server's own
+// XdsClient on its listening port.
+TEST_F(XdsServerE2eTest, ServesCsdsOfItsOwnXdsClient) {
+  Push(testing::ServerListenerJson(server_port_, "s1"),
+       testing::ServerRouteJson("s1"));
+  csds_ = true;
+  ASSERT_NO_FATAL_FAILURE(StartServer());
+  ASSERT_TRUE(log_.WaitFor(1));
+  ASSERT_TRUE(log_.calls()[0].status.ok()) << log_.calls()[0].status;
+  auto response = admin::FetchClientStatus(Direct(), absl::Seconds(10));
+  ASSERT_TRUE(response.ok()) << response.status();
+  std::vector<admin::CsdsResource> rows = admin::FlattenClientStatus(*response);
+  auto row = std::find_if(rows.begin(), rows.end(), [&](const auto& r) {
+    return r.name == testing::ServerListenerName(server_port_);
+  });
+  ASSERT_NE(row, rows.end());
+  EXPECT_EQ(row->node_id, "xds-server-test");
+  EXPECT_EQ(row->client_status, "ACKED");
 }
 
 // A36 §Serving and Not Serving: "Communication failures do not impact the
