@@ -85,8 +85,19 @@ void PrintJsonLine(const std::string& line) {
   std::cout.flush();
 }
 
-int UsageError(absl::string_view message) {
+namespace {
+
+// The message half of a usage or I/O error (stderr).
+void PrintErrorMessage(absl::string_view message) {
   std::cerr << "xdsfed: " << message << "\n";
+}
+
+}  // namespace
+
+int UsageError(absl::string_view message) {
+  // Every outcome is one JSON line (issue 29 item 6): a usage error too.
+  PrintJson(InvalidResult(message));
+  PrintErrorMessage(message);
   return kExitUsage;
 }
 
@@ -99,7 +110,8 @@ int ReportIoError(absl::string_view message, Json::Value result) {
   result["valid"] = false;
   result["error"] = std::string(message);
   PrintJson(result);
-  return UsageError(message);
+  PrintErrorMessage(message);
+  return kExitUsage;
 }
 
 Json::Value InvalidResult(absl::string_view error) {
@@ -148,14 +160,20 @@ bool TakeSwitch(std::vector<std::string>* args, absl::string_view flag) {
 int main(int argc, char** argv) {
   using namespace xdsfed::cli;
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty()) return PrintUsage(std::cerr);
+  if (args.empty()) {
+    UsageError("no command given");
+    return PrintUsage(std::cerr);
+  }
   if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     PrintUsage(std::cout);
     return kExitValid;
   }
   Context context;
   if (!ParseGlobalFlags(&args, &context.flags)) return kExitUsage;
-  if (args.empty()) return PrintUsage(std::cerr);
+  if (args.empty()) {
+    UsageError("no command given");
+    return PrintUsage(std::cerr);
+  }
   auto it = Registry().find(args[0]);
   if (it == Registry().end()) {
     UsageError(absl::StrCat("unknown command: ", args[0]));

@@ -53,7 +53,9 @@ void PrintJson(const Json::Value& value);
 // output too large to build as one Json::Value).
 void PrintJsonLine(const std::string& line);
 
-// Prints a usage/I-O message to stderr and returns kExitUsage.
+// For a usage error (exit 2): {"valid":false,"error":message} on stdout,
+// so that every outcome is one JSON line, and the message on stderr.
+// Returns kExitUsage.
 int UsageError(absl::string_view message);
 
 // Reads a whole file through the library's size-capped reader

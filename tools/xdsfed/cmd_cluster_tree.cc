@@ -90,10 +90,7 @@ int RunClusterTree(Context& context) {
               ? "give one (--bootstrap FILE, --bootstrap-json TEXT, "
                 "GRPC_XDS_BOOTSTRAP) to generate the LB config"
               : "the bootstrap has no server for that name");
-      out["valid"] = false;
-      out["error"] = error;
-      PrintJson(out);
-      return UsageError(error);
+      return ReportIoError(error, std::move(out));
     }
     out["lb_config"] = ResolverConfigJson(mechanisms);
   }

@@ -1,6 +1,6 @@
-// `xdsfed status --server HOST:PORT [--timeout SECONDS]`: a CSDS client
-// (envoy.service.status.v3) printing one line per resource of each xDS
-// client the server reports (../shared/CLI.md). Works against any CSDS: an
+// `xdsfed status --server HOST:PORT [--timeout S] [--connect-timeout S]`:
+// a CSDS client (envoy.service.status.v3) printing one line per resource of
+// each xDS client the server reports (docs/cli.md). Works against any CSDS: an
 // XdsClient's (xdsfed's own service, gRPC's admin services) or a
 // management server's (`xdsfed control-plane`, which also fills
 // "config_status").
@@ -10,6 +10,8 @@
 //    "name":"...","version":"3","client_status":"NACKED",
 //    "last_updated":"2026-...Z","error":{"version":"4","details":"..."},
 //    "client_scope":"...","config_status":"ERROR"}
+#include <cmath>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
@@ -20,6 +22,10 @@
 
 namespace xdsfed::cli {
 namespace {
+
+constexpr char kUsage[] =
+    "usage: xdsfed status --server HOST:PORT [--timeout S] "
+    "[--connect-timeout S]";
 
 Json::Value ToJson(const admin::CsdsResource& r) {
   Json::Value out(Json::objectValue);
@@ -55,19 +61,29 @@ int RunStatus(Context& context) {
       TakeFlag(&context.args, "--server", &missing);
   std::optional<std::string> timeout_text =
       TakeFlag(&context.args, "--timeout", &missing);
+  std::optional<std::string> connect_timeout_text =
+      TakeFlag(&context.args, "--connect-timeout", &missing);
   double timeout_seconds = 10;
+  double connect_timeout_seconds = 3;
+  auto bad_seconds = [](const std::optional<std::string>& text, double* out) {
+    return text.has_value() && (!absl::SimpleAtod(*text, out) || !(*out > 0) ||
+                                !std::isfinite(*out));
+  };
   if (missing || !server.has_value() || !context.args.empty() ||
-      (timeout_text.has_value() &&
-       (!absl::SimpleAtod(*timeout_text, &timeout_seconds) ||
-        !(timeout_seconds > 0)))) {
-    return UsageError("usage: xdsfed status --server HOST:PORT [--timeout S]");
+      bad_seconds(timeout_text, &timeout_seconds) ||
+      bad_seconds(connect_timeout_text, &connect_timeout_seconds)) {
+    return UsageError(kUsage);
   }
   auto response = admin::FetchClientStatus(
       grpc::CreateChannel(*server, grpc::InsecureChannelCredentials()),
-      absl::Seconds(timeout_seconds));
+      absl::Seconds(timeout_seconds), absl::Seconds(connect_timeout_seconds));
   if (!response.ok()) {
-    return UsageError(absl::StrCat("CSDS request to ", *server,
-                                   " failed: ", response.status().ToString()));
+    // Nothing to report on is an I/O error (exit 2), still one JSON line.
+    Json::Value out(Json::objectValue);
+    out["server"] = *server;
+    return ReportIoError(absl::StrCat("CSDS request to ", *server, " failed: ",
+                                      response.status().ToString()),
+                         std::move(out));
   }
   for (const admin::CsdsResource& r : admin::FlattenClientStatus(*response)) {
     PrintJson(ToJson(r));
@@ -76,8 +92,9 @@ int RunStatus(Context& context) {
 }
 
 XDSFED_REGISTER_COMMAND("status", RunStatus,
-                        "status --server HOST:PORT     what an xDS client "
-                        "holds, from its CSDS service");
+                        "status --server HOST:PORT [--timeout S] "
+                        "[--connect-timeout S]  what an xDS client holds, "
+                        "from its CSDS service");
 
 }  // namespace
 }  // namespace xdsfed::cli
