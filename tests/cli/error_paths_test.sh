@@ -114,6 +114,14 @@ row "29.7 cli.md#serve: invalid (port 0, A36)" 1 \
   --bootstrap-json "$boot" serve --listen 127.0.0.1:0
 # --- call
 row "29.6 cli.md#call: usage (no --target)" 2 call
+for count in inf 1e30 2.7 0 -1 x; do
+  row "29.6 cli.md#call: --count $count is not a positive integer" 2 \
+    call --target xds:///svc --count "$count"
+done
+row "29.6 cli.md#call: usage (--interval-ms inf)" 2 \
+  call --target xds:///svc --interval-ms inf
+row "29.6 cli.md#call: usage (--deadline-ms nan)" 2 \
+  call --target xds:///svc --deadline-ms nan
 row "29.7 cli.md#call: I/O" 2 --bootstrap "$missing" call --target xds:///svc
 # --- status
 row "29.6 cli.md#status: usage (no --server)" 2 status

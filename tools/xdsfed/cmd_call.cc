@@ -8,6 +8,7 @@
 // "backends":{...}}. The request is the empty message (a
 // grpc.health.v1.HealthCheckRequest for the default method). Without
 // --count or --seconds one RPC is sent. Exit 0 when every RPC was OK, else 1.
+#include <cmath>
 #include <map>
 #include <string>
 
@@ -48,8 +49,10 @@ const char* CodeName(grpc::StatusCode code) {
   return c >= 0 && c <= 16 ? kNames[c] : "UNKNOWN";
 }
 
+// A finite, non-negative number ("inf", "nan" and negatives are refused).
 bool ParseNumber(const std::optional<std::string>& flag, double* out) {
-  return !flag.has_value() || (absl::SimpleAtod(*flag, out) && *out >= 0);
+  return !flag.has_value() ||
+         (absl::SimpleAtod(*flag, out) && std::isfinite(*out) && *out >= 0);
 }
 
 int RunCall(Context& context) {
@@ -63,14 +66,20 @@ int RunCall(Context& context) {
   if (missing || !target.has_value() || !context.args.empty()) {
     return UsageError(kUsage);
   }
-  double count = -1, interval_ms = 0, seconds = -1, deadline_ms = 1000;
-  if (!ParseNumber(count_flag, &count) ||
-      !ParseNumber(interval_flag, &interval_ms) ||
+  // -1: no limit.
+  int64_t count = -1;
+  if (count_flag.has_value() &&
+      (!absl::SimpleAtoi(*count_flag, &count) || count <= 0)) {
+    return UsageError("--count takes a positive integer, got \"" + *count_flag +
+                      "\"");
+  }
+  double interval_ms = 0, seconds = -1, deadline_ms = 1000;
+  if (!ParseNumber(interval_flag, &interval_ms) ||
       !ParseNumber(seconds_flag, &seconds) ||
       !ParseNumber(deadline_flag, &deadline_ms)) {
     return UsageError(
-        "--count, --interval-ms, --seconds and --deadline-ms "
-        "take non-negative numbers");
+        "--interval-ms, --seconds and --deadline-ms take finite "
+        "non-negative numbers");
   }
   if (!count_flag.has_value() && !seconds_flag.has_value()) count = 1;
   auto bootstrap = LoadBootstrap(context);
@@ -88,7 +97,7 @@ int RunCall(Context& context) {
       seconds >= 0 ? start + absl::Seconds(seconds) : absl::InfiniteFuture();
   int ok = 0, fail = 0;
   std::map<std::string, int> codes, backends;
-  for (int64_t i = 0; count < 0 || i < static_cast<int64_t>(count); ++i) {
+  for (int64_t i = 0; count < 0 || i < count; ++i) {
     const absl::Time sent = absl::Now();
     if (sent >= end) break;
     channel::GenericCallResult r = channel::GenericUnary(
@@ -133,7 +142,7 @@ int RunCall(Context& context) {
       ++fail;
     }
     const absl::Time next = sent + absl::Milliseconds(interval_ms);
-    if (count >= 0 && i + 1 >= static_cast<int64_t>(count)) break;
+    if (count >= 0 && i + 1 >= count) break;
     if (next >= end) break;
     absl::SleepFor(next - absl::Now());
   }
