@@ -1,11 +1,13 @@
-// `xdsfed name [--type TYPE_URL] NAME...`: how the library reads xDS resource
-// names — old-style or xdstp:, their parts and canonical form
-// (../shared/CLI.md, gRFC A47 §Resource Cache, cncf/xds TP1).
+// `xdsfed name [--type TYPE] NAME...`: how the library reads xDS resource
+// names — old-style or xdstp:, their parts and canonical form (docs/cli.md,
+// gRFC A47 §Resource Cache, cncf/xds TP1). TYPE is a type URL or a short
+// form as `watch` takes it (Listener, lds, ...).
 #include <string>
 
 #include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
 #include "lib/name/resource_name.h"
+#include "lib/resources/resource_type.h"
 #include "tools/xdsfed/cli.h"
 
 namespace xdsfed::cli {
@@ -39,18 +41,23 @@ int RunName(Context& context) {
       flags_done = true;
     } else if (!flags_done && absl::StartsWith(arg, "--")) {
       return UsageError("unknown flag " + arg +
-                        "; usage: xdsfed name [--type TYPE_URL] NAME...");
+                        "; usage: xdsfed name [--type TYPE] NAME...");
     } else {
       names.push_back(arg);
     }
   }
   if (names.empty()) {
-    return UsageError("usage: xdsfed name [--type TYPE_URL] NAME...");
+    return UsageError("usage: xdsfed name [--type TYPE] NAME...");
   }
-  // A type URL ("type.googleapis.com/envoy.config.listener.v3.Listener") is
-  // compared on its bare name, the part after the last '/'.
+  // The short forms `watch` and `validate` take (Listener, lds, ...) name
+  // their type; any other type URL
+  // ("type.googleapis.com/envoy.config.listener.v3.Listener") is compared on
+  // its bare name, the part after the last '/'.
   std::string expected_type;
-  if (type.has_value()) {
+  if (const resources::ResourceType* known =
+          type.has_value() ? resources::FindResourceType(*type) : nullptr) {
+    expected_type = std::string(known->type_name());
+  } else if (type.has_value()) {
     const size_t slash = type->rfind('/');
     expected_type =
         slash == std::string::npos ? *type : type->substr(slash + 1);
@@ -77,7 +84,7 @@ int RunName(Context& context) {
 
 XDSFED_REGISTER_COMMAND(
     "name", RunName,
-    "name [--type TYPE_URL] NAME...  parse and normalize xDS resource names");
+    "name [--type TYPE] NAME...  parse and normalize xDS resource names");
 
 }  // namespace
 }  // namespace xdsfed::cli
