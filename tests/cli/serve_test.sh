@@ -75,6 +75,11 @@ expect "serve: xdsfed call reaches its health service (x-backend-id)" 0 \
   "$xdsfed" --bootstrap-json "$boot" call --target xds:///svc --count 5 \
   --deadline-ms 10000
 
+# Issue 29 item 4: CSDS of the server's own XdsClient on its port.
+expect "serve: CSDS on its own port (xdsfed status)" 0 \
+  "\"name\":\"grpc/server?xds.resource.listening_address=127.0.0.1:$port\",\"node\":\"cli-serve\"" \
+  "$xdsfed" status --server "127.0.0.1:$port"
+
 snapshot 3 "$client"
 i=0
 while [ "$(grep -c '"serving":false' "$dir/serve.out")" -lt 2 ] && [ $i -lt 200 ]; do
@@ -89,6 +94,20 @@ wait "$serve_pid"
 rc=$?
 serve_pid=
 expect "serve: SIGTERM ends it with exit 0" 0 0 echo "$rc"
+# Issue 29 item 6: every JSON object has "valid" (grep -v finds no line
+# without it: count 0, exit 1).
+expect "serve: every event line has \"valid\":true" 1 0 \
+  grep -vc '"valid":true' "$dir/serve.out"
+expect "serve: SIGTERM says it stops serving" 0 \
+  '"message":"shutting down on SIGTERM: new connections are refused, running RPCs have up to 1000 ms","serving":false' \
+  cat "$dir/serve.out"
+
+# Issue 29 item 6: localhost is loopback (127.0.0.1).
+port2=$((20000 + ($$ + 7919) % 20000))
+expect "serve: --listen localhost:PORT listens on 127.0.0.1" 0 \
+  "\"address\":\"127.0.0.1:$port2\"" \
+  "$xdsfed" --bootstrap-json "$boot" serve --listen "localhost:$port2" \
+  --seconds 0.5
 
 expect "serve: --listen is required" 2 'usage: xdsfed serve' \
   "$xdsfed" --bootstrap-json "$boot" serve

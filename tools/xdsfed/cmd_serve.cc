@@ -2,17 +2,29 @@
 // [--max-connection-age-ms MS] [--id ID] [--seconds S]`: an xDS-enabled
 // server (lib/server, A36) hosting grpc.health.v1.Health/Check
 // (tools/health_backend: "sleep:MS" answers after MS ms; responses carry
-// x-backend-id: ID, default "xdsfed-serve"). One JSON line per serving
-// change (../shared/CLI.md):
-//   {"event":"serving","unix_us":...,"address":"127.0.0.1:50051",
-//    "serving":false,"code":"UNAVAILABLE","message":"..."}
-// Exits after S seconds (default: never) or on SIGINT / SIGTERM.
+// x-backend-id: ID, default "xdsfed-serve") and CSDS of its own XdsClient.
+// HOST is an IP literal or localhost (= 127.0.0.1). One JSON line per
+// serving change (docs/cli.md):
+//   {"valid":true,"event":"serving","unix_us":...,
+//    "address":"127.0.0.1:50051","serving":false,"code":"UNAVAILABLE",
+//    "message":"..."}
+// Exits after S seconds (default: never) or on SIGINT / SIGTERM, gracefully:
+// a last serving:false line, new connections refused at once, running RPCs
+// given the drain grace (default 10 minutes, A36's), exit 0. A second signal
+// ends it at once (exit 128 + signal).
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <cmath>
 #include <string>
+#include <thread>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "lib/server/xds_server.h"
 #include "tools/health_backend/health_backend.h"
@@ -26,9 +38,38 @@ constexpr absl::string_view kUsage =
     "usage: xdsfed serve --listen HOST:PORT [--drain-grace-ms MS] "
     "[--max-connection-age-ms MS] [--id ID] [--seconds S]";
 
+// A36's default drain grace time (10 minutes), also the time running RPCs
+// have on SIGTERM.
+constexpr int64_t kDefaultDrainGraceMs = 600000;
+
 bool ParseMs(const std::optional<std::string>& flag, int64_t* out) {
   if (!flag.has_value()) return true;
   return absl::SimpleAtoi(*flag, out) && *out >= 0;
+}
+
+// "localhost:P" -> "127.0.0.1:P": the server listens on one address and
+// takes IP literals only; localhost is loopback (issue 29 item 6).
+std::string LoopbackForLocalhost(const std::string& listen) {
+  constexpr absl::string_view kLocalhost = "localhost:";
+  if (absl::StartsWithIgnoreCase(listen, kLocalhost)) {
+    return absl::StrCat("127.0.0.1:", listen.substr(kLocalhost.size()));
+  }
+  return listen;
+}
+
+// The serving-state line (docs/cli.md).
+void PrintServing(const std::string& address, const absl::Status& status) {
+  Json::Value line(Json::objectValue);
+  line["valid"] = true;
+  line["event"] = "serving";
+  line["unix_us"] = Json::Int64(absl::ToUnixMicros(absl::Now()));
+  line["address"] = address;
+  line["serving"] = status.ok();
+  if (!status.ok()) {
+    line["code"] = absl::StatusCodeToString(status.code());
+    line["message"] = std::string(status.message());
+  }
+  PrintJson(line);
 }
 
 int RunServe(Context& context) {
@@ -45,15 +86,17 @@ int RunServe(Context& context) {
   if (missing || !listen.has_value() || !context.args.empty()) {
     return UsageError(kUsage);
   }
-  int64_t grace_ms = -1;
+  int64_t grace_ms = kDefaultDrainGraceMs;
   int64_t age_ms = -1;
   double seconds = -1;
   if (!ParseMs(grace_flag, &grace_ms) || !ParseMs(age_flag, &age_ms) ||
       (age_flag.has_value() && age_ms == 0) ||
       (seconds_flag.has_value() &&
-       (!absl::SimpleAtod(*seconds_flag, &seconds) || seconds < 0))) {
+       (!absl::SimpleAtod(*seconds_flag, &seconds) || seconds < 0 ||
+        !std::isfinite(seconds)))) {
     return UsageError(kUsage);
   }
+  const std::string address = LoopbackForLocalhost(*listen);
   auto bootstrap = LoadBootstrap(context);
   if (!bootstrap.ok()) return ReportBootstrapError(bootstrap.status());
 
@@ -67,23 +110,12 @@ int RunServe(Context& context) {
 
   health_backend::HealthService health(id.value_or("xdsfed-serve"));
   server::XdsServerBuilder builder;
-  builder.AddListeningPort(*listen, grpc::InsecureServerCredentials())
+  builder.AddListeningPort(address, grpc::InsecureServerCredentials())
       .RegisterService(&health)
+      .set_csds_service(true)
       .set_bootstrap(*bootstrap)
-      .set_status_notifier(
-          [](const std::string& address, const absl::Status& status) {
-            Json::Value line(Json::objectValue);
-            line["event"] = "serving";
-            line["unix_us"] = Json::Int64(absl::ToUnixMicros(absl::Now()));
-            line["address"] = address;
-            line["serving"] = status.ok();
-            if (!status.ok()) {
-              line["code"] = absl::StatusCodeToString(status.code());
-              line["message"] = std::string(status.message());
-            }
-            PrintJson(line);
-          });
-  if (grace_ms >= 0) builder.set_drain_grace_time(absl::Milliseconds(grace_ms));
+      .set_drain_grace_time(absl::Milliseconds(grace_ms))
+      .set_status_notifier(PrintServing);
   if (age_ms > 0) builder.set_max_connection_age(absl::Milliseconds(age_ms));
   absl::StatusOr<std::unique_ptr<server::XdsServer>> server =
       builder.BuildAndStart();
@@ -100,18 +132,40 @@ int RunServe(Context& context) {
     PrintJson(out);
     return kExitInvalid;
   }
+  int signal = 0;
   if (seconds < 0) {
-    int signal = 0;
     sigwait(&signals, &signal);
   } else {
     timespec timeout;
     timeout.tv_sec = static_cast<time_t>(seconds);
     timeout.tv_nsec = static_cast<long>(
         (seconds - static_cast<double>(timeout.tv_sec)) * 1e9);
-    while (sigtimedwait(&signals, nullptr, &timeout) < 0 && errno == EINTR) {
+    while ((signal = sigtimedwait(&signals, nullptr, &timeout)) < 0 &&
+           errno == EINTR) {
     }
   }
-  (*server)->Shutdown(absl::Seconds(1));
+  // Graceful: new connections are refused at once, running RPCs get the
+  // drain grace, then the process exits 0. A second signal ends the wait
+  // at once (exit 128 + signal).
+  PrintServing((*server)->listening_address(),
+               absl::UnavailableError(absl::StrCat(
+                   "shutting down",
+                   signal == SIGINT    ? " on SIGINT"
+                   : signal == SIGTERM ? " on SIGTERM"
+                                       : "",
+                   ": new connections are refused, running RPCs have up to ",
+                   grace_ms, " ms")));
+  std::atomic<bool> drained{false};
+  std::thread second_signal([&] {
+    while (!drained) {
+      timespec poll = {0, 100 * 1000 * 1000};
+      const int again = sigtimedwait(&signals, nullptr, &poll);
+      if (again > 0) _exit(128 + again);
+    }
+  });
+  (*server)->Shutdown(absl::Milliseconds(grace_ms));
+  drained = true;
+  second_signal.join();
   return kExitValid;
 }
 
