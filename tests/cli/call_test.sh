@@ -58,6 +58,35 @@ expect "call: a target that never resolves waits to its deadline" 1 \
   '"code":"DEADLINE_EXCEEDED"' \
   "$xdsfed" --bootstrap-json "$boot" call --target xds:///nothere \
   --deadline-ms 300
+# Issue 29 item 4: a signal stops the loop after the RPC in flight, with
+# the summary, exit 0; a second one ends it at once. (SIGTERM: a shell's
+# background jobs ignore SIGINT.)
+"$xdsfed" --bootstrap-json "$boot" call --target xds:///svc --seconds 20 \
+  --interval-ms 50 --deadline-ms 10000 >"$dir/sig.out" 2>&1 &
+call_pid=$!
+i=0
+while [ "$(grep -c '"event":"rpc"' "$dir/sig.out")" -lt 3 ] && [ $i -lt 100 ]; do
+  sleep 0.1
+  i=$((i + 1))
+done
+kill -TERM "$call_pid"
+wait "$call_pid"
+rc=$?
+expect "call: SIGTERM prints the summary and exits 0" 0 \
+  '"event":"summary","fail":0,' sh -c "cat '$dir/sig.out'; exit $rc"
+expect "call: the summary says which signal ended it" 0 '"signal":"SIGTERM"' \
+  grep '"event":"summary"' "$dir/sig.out"
+"$xdsfed" --bootstrap-json "$boot" call --target xds:///nothere --count 5 \
+  --deadline-ms 10000 >"$dir/sig2.out" 2>&1 &
+call_pid=$!
+sleep 1
+kill -TERM "$call_pid"
+sleep 0.3
+kill -TERM "$call_pid"
+wait "$call_pid"
+rc=$?
+expect "call: a second signal exits at once (128 + SIGTERM)" 0 143 echo "$rc"
+expect "call: ... without a summary" 1 0 grep -c summary "$dir/sig2.out"
 expect "call: --target is required" 2 'usage: xdsfed call' \
   "$xdsfed" --bootstrap-json "$boot" call
 [ "$failures" = 0 ]

@@ -7,10 +7,21 @@
 // then {"valid":true,"event":"summary","ok":N,"fail":M,"codes":{...},
 // "backends":{...}}. The request is the empty message (a
 // grpc.health.v1.HealthCheckRequest for the default method). Without
-// --count or --seconds one RPC is sent. Exit 0 when every RPC was OK, else 1.
+// --count or --seconds one RPC is sent. SIGINT / SIGTERM stop it after the
+// RPC in flight, with the summary; a second signal ends it at once (exit
+// 128 + signal, no summary). Exit 0 when every completed RPC was OK, else 1.
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <condition_variable>
 #include <map>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "absl/strings/numbers.h"
 #include "absl/time/clock.h"
@@ -55,6 +66,71 @@ bool ParseNumber(const std::optional<std::string>& flag, double* out) {
          (absl::SimpleAtod(*flag, out) && std::isfinite(*out) && *out >= 0);
 }
 
+// SIGINT / SIGTERM, taken synchronously by a thread of their own (the
+// signals are blocked everywhere else): the first asks the RPC loop to stop
+// after the RPC in flight, so the summary is printed; a second ends the
+// process at once with 128 + its number.
+class StopSignals {
+ public:
+  // Before any other thread starts (threads inherit the mask).
+  StopSignals() {
+    sigemptyset(&signals_);
+    sigaddset(&signals_, SIGINT);
+    sigaddset(&signals_, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &signals_, nullptr);
+    thread_ = std::thread([this] { Run(); });
+  }
+  ~StopSignals() {
+    done_ = true;
+    thread_.join();
+  }
+
+  bool stopped() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return stopped_;
+  }
+  // The first signal's name, "" if none came.
+  std::string signal_name() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!stopped_) return "";
+    return signal_ == SIGINT ? "SIGINT" : "SIGTERM";
+  }
+  // Sleeps until `until` or the first signal; true if stopped.
+  bool SleepUntil(absl::Time until) {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!stopped_) {
+      const absl::Duration left = until - absl::Now();
+      if (left <= absl::ZeroDuration()) break;
+      cv_.wait_for(lock, absl::ToChronoNanoseconds(
+                             std::min(left, absl::Milliseconds(100))));
+    }
+    return stopped_;
+  }
+
+ private:
+  void Run() {
+    int received = 0;
+    while (!done_) {
+      timespec poll = {0, 100 * 1000 * 1000};
+      const int signal = sigtimedwait(&signals_, nullptr, &poll);
+      if (signal <= 0) continue;
+      if (++received >= 2) _exit(128 + signal);
+      std::lock_guard<std::mutex> lock(mu_);
+      stopped_ = true;
+      signal_ = signal;
+      cv_.notify_all();
+    }
+  }
+
+  sigset_t signals_;
+  std::atomic<bool> done_{false};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopped_ = false;
+  int signal_ = 0;
+  std::thread thread_;
+};
+
 int RunCall(Context& context) {
   bool missing = false;
   auto target = TakeFlag(&context.args, "--target", &missing);
@@ -84,6 +160,7 @@ int RunCall(Context& context) {
   if (!count_flag.has_value() && !seconds_flag.has_value()) count = 1;
   auto bootstrap = LoadBootstrap(context);
   if (!bootstrap.ok()) return ReportBootstrapError(bootstrap.status());
+  StopSignals stop;
   auto channel = channel::XdsChannel::Create(*bootstrap, *target, {});
   if (!channel.ok()) {
     Json::Value out = InvalidResult(channel.status().message());
@@ -99,7 +176,7 @@ int RunCall(Context& context) {
   std::map<std::string, int> codes, backends;
   for (int64_t i = 0; count < 0 || i < count; ++i) {
     const absl::Time sent = absl::Now();
-    if (sent >= end) break;
+    if (sent >= end || stop.stopped()) break;
     channel::GenericCallResult r = channel::GenericUnary(
         **channel, path, "", sent + absl::Milliseconds(deadline_ms));
     const absl::Time done = absl::Now();
@@ -144,7 +221,7 @@ int RunCall(Context& context) {
     const absl::Time next = sent + absl::Milliseconds(interval_ms);
     if (count >= 0 && i + 1 >= count) break;
     if (next >= end) break;
-    absl::SleepFor(next - absl::Now());
+    if (stop.SleepUntil(next)) break;
   }
   Json::Value summary(Json::objectValue);
   summary["valid"] = true;
@@ -155,6 +232,10 @@ int RunCall(Context& context) {
   for (const auto& [c, n] : codes) summary["codes"][c] = n;
   summary["backends"] = Json::Value(Json::objectValue);
   for (const auto& [b, n] : backends) summary["backends"][b] = n;
+  // Added key: the signal that ended the loop early, if one did.
+  if (const std::string signal = stop.signal_name(); !signal.empty()) {
+    summary["signal"] = signal;
+  }
   PrintJson(summary);
   return fail == 0 ? kExitValid : kExitInvalid;
 }
