@@ -61,10 +61,12 @@ expect "call: a target that never resolves waits to its deadline" 1 \
 # Issue 29 item 4: a signal stops the loop after the RPC in flight, with
 # the summary, exit 0; a second one ends it at once. (SIGTERM: a shell's
 # background jobs ignore SIGINT.)
+: >"$dir/sig.out"
 "$xdsfed" --bootstrap-json "$boot" call --target xds:///svc --seconds 20 \
-  --interval-ms 50 --deadline-ms 10000 >"$dir/sig.out" 2>&1 &
+  --interval-ms 50 --deadline-ms 10000 >>"$dir/sig.out" 2>&1 &
 call_pid=$!
 i=0
+# (Until 3 RPCs are done: by then the signals are the command's.)
 while [ "$(grep -c '"event":"rpc"' "$dir/sig.out")" -lt 3 ] && [ $i -lt 100 ]; do
   sleep 0.1
   i=$((i + 1))
@@ -79,7 +81,7 @@ expect "call: the summary says which signal ended it" 0 '"signal":"SIGTERM"' \
 "$xdsfed" --bootstrap-json "$boot" call --target xds:///nothere --count 5 \
   --deadline-ms 10000 >"$dir/sig2.out" 2>&1 &
 call_pid=$!
-sleep 1
+sleep 1.5
 kill -TERM "$call_pid"
 sleep 0.3
 kill -TERM "$call_pid"

@@ -158,9 +158,10 @@ int RunCall(Context& context) {
         "non-negative numbers");
   }
   if (!count_flag.has_value() && !seconds_flag.has_value()) count = 1;
+  // Taken from here on, before any thread starts.
+  StopSignals stop;
   auto bootstrap = LoadBootstrap(context);
   if (!bootstrap.ok()) return ReportBootstrapError(bootstrap.status());
-  StopSignals stop;
   auto channel = channel::XdsChannel::Create(*bootstrap, *target, {});
   if (!channel.ok()) {
     Json::Value out = InvalidResult(channel.status().message());
