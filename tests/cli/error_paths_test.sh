@@ -96,6 +96,8 @@ row "29.7 cli.md#filter-chain: I/O" 2 filter-chain --destination 127.0.0.1:80 "$
 # --- watch
 row "29.6 cli.md#watch: usage (no mode)" 2 watch
 row "29.6 cli.md#watch: usage (--timeout)" 2 watch --timeout -1 lds:x
+row "29.6 cli.md#conventions: non-finite numbers (watch --timeout inf)" 2 \
+  --bootstrap-json "$boot" watch --timeout inf lds:x
 row "29.6 cli.md#watch: usage (TYPE:NAME)" 2 watch bogus:x
 row "29.7 cli.md#watch: I/O" 2 --bootstrap "$missing" watch --timeout 1 lds:x
 # --- control-plane

@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cmath>
 #include <ctime>
 #include <memory>
 #include <set>
@@ -104,8 +105,9 @@ int RunWatch(Context& context) {
   double timeout_seconds = -1;
   if (timeout_flag.has_value() &&
       (!absl::SimpleAtod(*timeout_flag, &timeout_seconds) ||
-       timeout_seconds < 0)) {
-    return UsageError("--timeout wants a non-negative number of seconds");
+       timeout_seconds < 0 || !std::isfinite(timeout_seconds))) {
+    return UsageError(
+        "--timeout wants a finite non-negative number of seconds");
   }
   const int modes = (target.has_value() ? 1 : 0) +
                     (server_listen.has_value() ? 1 : 0) +
