@@ -75,6 +75,17 @@ void Report(benchmark::State& state, std::vector<double> ms) {
   state.counters["max_ms"] = ms.back();
 }
 
+// Destroys `doomed` (a unique_ptr or shared_ptr holding the last reference)
+// and records how long that took, as the iteration's time.
+template <typename Ptr>
+void TimeDestroy(benchmark::State& state, Ptr doomed, std::vector<double>* ms) {
+  const absl::Time start = absl::Now();
+  doomed.reset();
+  const double took = absl::ToDoubleMilliseconds(absl::Now() - start);
+  state.SetIterationTime(took / 1e3);
+  ms->push_back(took);
+}
+
 class ListenerSeen : public resources::ResourceWatcher<resources::Listener> {
  public:
   void OnChanged(std::shared_ptr<const resources::Listener>) override {
@@ -100,12 +111,8 @@ void BM_DestroyXdsClient(benchmark::State& state) {
     auto watcher = std::make_shared<ListenerSeen>();
     (*client)->Watch<resources::Listener>("svc", watcher);
     if (!watcher->Wait()) state.SkipWithError("no Listener");
-    std::shared_ptr<client::XdsClient> doomed = *std::move(client);
-    const absl::Time start = absl::Now();
-    doomed.reset();
-    const double took = absl::ToDoubleMilliseconds(absl::Now() - start);
-    state.SetIterationTime(took / 1e3);
-    ms.push_back(took);
+    TimeDestroy(state, std::shared_ptr<client::XdsClient>(*std::move(client)),
+                &ms);
   }
   Report(state, std::move(ms));
 }
@@ -119,12 +126,7 @@ void BM_DestroyXdsChannel(benchmark::State& state) {
     channel::GenericCallResult r = channel::GenericUnary(
         **channel, kCheck, "", absl::Now() + absl::Seconds(10));
     if (!r.status.ok()) state.SkipWithError("RPC failed");
-    std::unique_ptr<channel::XdsChannel> doomed = *std::move(channel);
-    const absl::Time start = absl::Now();
-    doomed.reset();
-    const double took = absl::ToDoubleMilliseconds(absl::Now() - start);
-    state.SetIterationTime(took / 1e3);
-    ms.push_back(took);
+    TimeDestroy(state, *std::move(channel), &ms);
   }
   Report(state, std::move(ms));
 }
@@ -153,12 +155,7 @@ void BM_DestroyXdsServer(benchmark::State& state) {
                               : "not SERVING");
       break;
     }
-    std::unique_ptr<server::XdsServer> doomed = *std::move(server);
-    const absl::Time start = absl::Now();
-    doomed.reset();
-    const double took = absl::ToDoubleMilliseconds(absl::Now() - start);
-    state.SetIterationTime(took / 1e3);
-    ms.push_back(took);
+    TimeDestroy(state, *std::move(server), &ms);
   }
   Report(state, std::move(ms));
 }

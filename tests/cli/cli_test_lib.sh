@@ -25,3 +25,16 @@ expect() {
     echo "ok   $name"
   fi
 }
+
+# use_temp_dir: a fresh $dir, removed at exit together with the control
+# plane whose pid a script keeps in $cp_pid (KEEP=1 keeps both, to look at).
+use_temp_dir() {
+  dir=$(mktemp -d)
+  cp_pid=
+  trap remove_temp_dir EXIT
+  [ -n "${KEEP:-}" ] && trap - EXIT
+}
+remove_temp_dir() {
+  [ -n "$cp_pid" ] && kill "$cp_pid" 2>/dev/null && wait "$cp_pid" 2>/dev/null
+  rm -rf "$dir"
+}

@@ -10,13 +10,7 @@
 # Usage: tests/cli/port_in_use_test.sh [BUILD_DIR]   (default: build)
 set -u
 . "$(dirname "$0")/cli_test_lib.sh"
-dir=$(mktemp -d)
-cp_pid=
-cleanup() {
-  [ -n "$cp_pid" ] && kill "$cp_pid" 2>/dev/null && wait "$cp_pid" 2>/dev/null
-  rm -rf "$dir"
-}
-trap cleanup EXIT
+use_temp_dir
 
 echo '{"version":"1","resources":{}}' >"$dir/snap.json"
 "$xdsfed" control-plane --listen 127.0.0.1:0 --snapshot "$dir/snap.json" \

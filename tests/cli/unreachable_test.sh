@@ -9,13 +9,7 @@
 # Usage: tests/cli/unreachable_test.sh [BUILD_DIR]   (default: build)
 set -u
 . "$(dirname "$0")/cli_test_lib.sh"
-dir=$(mktemp -d)
-cp_pid=
-cleanup() {
-  [ -n "$cp_pid" ] && kill "$cp_pid" 2>/dev/null && wait "$cp_pid" 2>/dev/null
-  rm -rf "$dir"
-}
-trap cleanup EXIT
+use_temp_dir
 
 start_cp() {
   echo '{"version":"0","resources":{}}' >"$dir/snap.json"
