@@ -21,8 +21,10 @@
 #include "envoy/config/endpoint/v3/endpoint.pb.h"
 #include "envoy/config/endpoint/v3/load_report.pb.h"
 #include "envoy/config/listener/v3/listener.pb.h"
+#include "envoy/config/rbac/v3/rbac.pb.h"
 #include "envoy/config/route/v3/route.pb.h"
 #include "envoy/extensions/clusters/aggregate/v3/cluster.pb.h"
+#include "envoy/extensions/filters/http/rbac/v3/rbac.pb.h"
 #include "envoy/extensions/filters/http/router/v3/router.pb.h"
 #include "envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager.pb.h"
 #include "envoy/service/discovery/v3/ads.grpc.pb.h"
@@ -47,6 +49,8 @@ namespace hcm =
 namespace lds = envoy::config::listener::v3;
 namespace lrs = envoy::service::load_stats::v3;
 namespace rds = envoy::config::route::v3;
+namespace rbac = envoy::config::rbac::v3;
+namespace http_rbac = envoy::extensions::filters::http::rbac::v3;
 namespace router = envoy::extensions::filters::http::router::v3;
 
 using google::protobuf::Message;
@@ -422,6 +426,144 @@ TEST(WireCompatTest, RouteConfiguration) {
 // Envoy api/envoy/config/cluster/v3/{cluster,circuit_breaker}.proto and
 // extensions/clusters/aggregate/v3/cluster.proto; A37 §Validation,
 // A47 (eds_cluster_config.service_name for xdstp: names).
+// Envoy api/envoy/config/rbac/v3/rbac.proto and
+// api/envoy/extensions/filters/http/rbac/v3/rbac.proto (A41). Fields gRPC
+// does not support have rows too: if one were missing from proto/, it would
+// parse as an unknown field and the validator could not NACK it.
+TEST(WireCompatTest, Rbac) {
+  const std::vector<WireCase> cases = {
+      {"http RBAC.rules = 1; RBAC.action = 1 (DENY)", L(1, V(1, 1)),
+       Expect<http_rbac::RBAC>([](http_rbac::RBAC& r) {
+         r.mutable_rules()->set_action(rbac::RBAC::DENY);
+       })},
+      {"http RBAC.shadow_rules = 2, shadow_rules_stat_prefix = 3, "
+       "matcher = 4, shadow_matcher = 5, track_per_rule_stats = 6",
+       L(2, "") + L(3, "p") + L(4, "") + L(5, "") + V(6, 1),
+       Expect<http_rbac::RBAC>([](http_rbac::RBAC& r) {
+         r.mutable_shadow_rules();
+         r.set_shadow_rules_stat_prefix("p");
+         r.mutable_matcher();
+         r.mutable_shadow_matcher();
+         r.set_track_per_rule_stats(true);
+       })},
+      {"RBACPerRoute.rbac = 2", L(2, L(1, "")),
+       Expect<http_rbac::RBACPerRoute>([](http_rbac::RBACPerRoute& r) {
+         r.mutable_rbac()->mutable_rules();
+       })},
+      {"RBAC.policies = 2 (map: key 1, value 2); audit_condition = 3; "
+       "audit_log = 4",
+       L(2, L(1, "p") + L(2, "")) + V(3, 1) + L(4, L(1, "a")),
+       Expect<rbac::RBAC>([](rbac::RBAC& r) {
+         (*r.mutable_policies())["p"];
+         r.set_audit_condition(rbac::RBAC::ON_DENY);
+         r.add_audit_log()->set_name("a");
+       })},
+      {"Policy.permissions = 1, principals = 2, condition = 3, "
+       "checked_condition = 4",
+       L(1, V(3, 1)) + L(2, V(3, 1)) + L(3, "") + L(4, ""),
+       Expect<rbac::Policy>([](rbac::Policy& p) {
+         p.add_permissions()->set_any(true);
+         p.add_principals()->set_any(true);
+         p.mutable_condition();
+         p.mutable_checked_condition();
+       })},
+      {"Permission.and_rules = 1; Set.rules = 1", L(1, L(1, V(3, 1))),
+       Expect<rbac::Permission>([](rbac::Permission& p) {
+         p.mutable_and_rules()->add_rules()->set_any(true);
+       })},
+      {"Permission.or_rules = 2", L(2, L(1, V(6, 80))),
+       Expect<rbac::Permission>([](rbac::Permission& p) {
+         p.mutable_or_rules()->add_rules()->set_destination_port(80);
+       })},
+      {"Permission.header = 4", L(4, L(1, "x") + L(4, "v")),
+       Expect<rbac::Permission>([](rbac::Permission& p) {
+         p.mutable_header()->set_name("x");
+         p.mutable_header()->set_exact_match("v");
+       })},
+      {"Permission.url_path = 10; PathMatcher.path = 1", L(10, L(1, L(2, "/"))),
+       Expect<rbac::Permission>([](rbac::Permission& p) {
+         p.mutable_url_path()->mutable_path()->set_prefix("/");
+       })},
+      {"Permission.destination_ip = 5 (CidrRange)",
+       L(5, L(1, "127.0.0.1") + Wrapped(2, 32)),
+       Expect<rbac::Permission>([](rbac::Permission& p) {
+         p.mutable_destination_ip()->set_address_prefix("127.0.0.1");
+         p.mutable_destination_ip()->mutable_prefix_len()->set_value(32);
+       })},
+      {"Permission.destination_port_range = 11", L(11, V(1, 1) + V(2, 9)),
+       Expect<rbac::Permission>([](rbac::Permission& p) {
+         p.mutable_destination_port_range()->set_start(1);
+         p.mutable_destination_port_range()->set_end(9);
+       })},
+      {"Permission.metadata = 7; MetadataMatcher.filter = 1, path = 2, "
+       "value = 3, invert = 4",
+       L(7, L(1, "f") + L(2, L(1, "k")) + L(3, "") + V(4, 1)),
+       Expect<rbac::Permission>([](rbac::Permission& p) {
+         auto* m = p.mutable_metadata();
+         m->set_filter("f");
+         m->add_path()->set_key("k");
+         m->mutable_value();
+         m->set_invert(true);
+       })},
+      {"Permission.not_rule = 8", L(8, V(3, 1)),
+       Expect<rbac::Permission>(
+           [](rbac::Permission& p) { p.mutable_not_rule()->set_any(true); })},
+      {"Permission.requested_server_name = 9", L(9, L(1, "")),
+       Expect<rbac::Permission>([](rbac::Permission& p) {
+         p.mutable_requested_server_name()->set_exact("");
+       })},
+      {"Permission.matcher = 12", L(12, L(1, "m")),
+       Expect<rbac::Permission>(
+           [](rbac::Permission& p) { p.mutable_matcher()->set_name("m"); })},
+      {"Principal.and_ids = 1, Set.ids = 1", L(1, L(1, V(3, 1))),
+       Expect<rbac::Principal>([](rbac::Principal& p) {
+         p.mutable_and_ids()->add_ids()->set_any(true);
+       })},
+      {"Principal.or_ids = 2", L(2, L(1, V(3, 1))),
+       Expect<rbac::Principal>([](rbac::Principal& p) {
+         p.mutable_or_ids()->add_ids()->set_any(true);
+       })},
+      {"Principal.authenticated = 4; Authenticated.principal_name = 2",
+       L(4, L(2, L(1, "spiffe://a"))),
+       Expect<rbac::Principal>([](rbac::Principal& p) {
+         p.mutable_authenticated()->mutable_principal_name()->set_exact(
+             "spiffe://a");
+       })},
+      {"Principal.source_ip = 5", L(5, L(1, "::1")),
+       Expect<rbac::Principal>([](rbac::Principal& p) {
+         p.mutable_source_ip()->set_address_prefix("::1");
+       })},
+      {"Principal.direct_remote_ip = 10", L(10, L(1, "::1")),
+       Expect<rbac::Principal>([](rbac::Principal& p) {
+         p.mutable_direct_remote_ip()->set_address_prefix("::1");
+       })},
+      {"Principal.remote_ip = 11", L(11, L(1, "::1")),
+       Expect<rbac::Principal>([](rbac::Principal& p) {
+         p.mutable_remote_ip()->set_address_prefix("::1");
+       })},
+      {"Principal.header = 6", L(6, L(1, "x") + V(7, 1)),
+       Expect<rbac::Principal>([](rbac::Principal& p) {
+         p.mutable_header()->set_name("x");
+         p.mutable_header()->set_present_match(true);
+       })},
+      {"Principal.url_path = 9", L(9, L(1, L(1, "/a"))),
+       Expect<rbac::Principal>([](rbac::Principal& p) {
+         p.mutable_url_path()->mutable_path()->set_exact("/a");
+       })},
+      {"Principal.metadata = 7", L(7, V(4, 1)),
+       Expect<rbac::Principal>(
+           [](rbac::Principal& p) { p.mutable_metadata()->set_invert(true); })},
+      {"Principal.filter_state = 12; FilterStateMatcher.key = 1",
+       L(12, L(1, "k")), Expect<rbac::Principal>([](rbac::Principal& p) {
+         p.mutable_filter_state()->set_key("k");
+       })},
+      {"Principal.not_id = 8", L(8, V(3, 1)),
+       Expect<rbac::Principal>(
+           [](rbac::Principal& p) { p.mutable_not_id()->set_any(true); })},
+  };
+  CheckWireCases(cases);
+}
+
 TEST(WireCompatTest, Cluster) {
   const std::vector<WireCase> cases = {
       {"Cluster.name = 1, type = 2 (EDS = 3), eds_cluster_config = 3; "
@@ -690,6 +832,11 @@ TEST(WireCompatTest, TypeUrls) {
        hcm::HttpConnectionManager::descriptor()},
       {"type.googleapis.com/envoy.extensions.filters.http.router.v3.Router",
        router::Router::descriptor()},
+      {"type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBAC",
+       http_rbac::RBAC::descriptor()},
+      {"type.googleapis.com/envoy.extensions.filters.http.rbac.v3."
+       "RBACPerRoute",
+       http_rbac::RBACPerRoute::descriptor()},
       {"type.googleapis.com/"
        "envoy.extensions.clusters.aggregate.v3.ClusterConfig",
        aggregate::ClusterConfig::descriptor()},
@@ -777,6 +924,10 @@ TEST(WireCompatTest, EnumNumbers) {
       {"envoy.config.cluster.v3.Cluster.LbPolicy", "MAGLEV", 5},
       {"envoy.config.cluster.v3.Cluster.LbPolicy",
        "LOAD_BALANCING_POLICY_CONFIG", 7},
+      {"envoy.config.rbac.v3.RBAC.Action", "ALLOW", 0},
+      {"envoy.config.rbac.v3.RBAC.Action", "DENY", 1},
+      {"envoy.config.rbac.v3.RBAC.Action", "LOG", 2},
+      {"envoy.config.rbac.v3.RBAC.AuditCondition", "ON_DENY_AND_ALLOW", 3},
       {"envoy.config.core.v3.HealthStatus", "HEALTHY", 1},
       {"envoy.config.core.v3.HealthStatus", "DRAINING", 3},
       {"envoy.config.core.v3.HealthStatus", "DEGRADED", 5},
