@@ -717,6 +717,17 @@ DecodeResult DecodeRouteConfigWithProtobuf(absl::string_view serialized) {
   return result;
 }
 
+StringMatch ParseStringMatcherProto(
+    const envoy::type::matcher::v3::StringMatcher& proto,
+    ValidationErrors* errors) {
+  return ParseStringMatcher(proto, errors);
+}
+
+void CompileStringMatchRegex(StringMatch* m, absl::string_view field,
+                             ValidationErrors* errors) {
+  CompileRegexOf(m, field, errors);
+}
+
 }  // namespace internal
 
 template <>

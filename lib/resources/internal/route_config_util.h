@@ -18,6 +18,16 @@
 #include "lib/base/validation_errors.h"
 #include "lib/resources/route_config.h"
 
+namespace envoy {
+namespace type {
+namespace matcher {
+namespace v3 {
+class StringMatcher;
+}  // namespace v3
+}  // namespace matcher
+}  // namespace type
+}  // namespace envoy
+
 namespace xdsfed {
 namespace resources {
 namespace internal {
@@ -39,6 +49,17 @@ ProtoDuration ParseDuration(const google::protobuf::Duration& proto,
 // ".value[<wrapper>]..."); nullopt on error.
 std::optional<std::string> ExtensionTypeName(const google::protobuf::Any& any,
                                              ValidationErrors* errors);
+
+// The StringMatcher validator of route_config.cc (RE2 compiled, errors
+// under ".safe_regex.regex"), shared with the RBAC validator.
+StringMatch ParseStringMatcherProto(
+    const envoy::type::matcher::v3::StringMatcher& proto,
+    ValidationErrors* errors);
+
+// For a kSafeRegex match: compiles m->value into m->regex, or adds RE2's
+// reason at the current path + `field`.
+void CompileStringMatchRegex(StringMatch* m, absl::string_view field,
+                             ValidationErrors* errors);
 
 // Validates a typed_per_filter_config map as gRPC does for the filters we
 // support (only the router, which accepts no override): every entry must be
