@@ -38,29 +38,6 @@ bool ContainsIgnoreCase(absl::string_view haystack, absl::string_view needle) {
   return false;
 }
 
-bool StringMatches(const StringMatch& m, const re2::RE2* regex,
-                   absl::string_view value) {
-  const absl::string_view want = m.value;
-  switch (m.type) {
-    case StringMatch::Type::kExact:
-      return m.case_sensitive ? value == want
-                              : absl::EqualsIgnoreCase(value, want);
-    case StringMatch::Type::kPrefix:
-      return m.case_sensitive ? absl::StartsWith(value, want)
-                              : absl::StartsWithIgnoreCase(value, want);
-    case StringMatch::Type::kSuffix:
-      return m.case_sensitive ? absl::EndsWith(value, want)
-                              : absl::EndsWithIgnoreCase(value, want);
-    case StringMatch::Type::kContains:
-      return m.case_sensitive ? absl::StrContains(value, want)
-                              : ContainsIgnoreCase(value, want);
-    case StringMatch::Type::kSafeRegex:
-      return re2::RE2::FullMatch(re2::StringPiece(value.data(), value.size()),
-                                 *regex);
-  }
-  return false;
-}
-
 bool HeaderMatches(const RouteTable::CompiledHeader& h, HeaderLookup headers,
                    std::string* scratch) {
   const HeaderMatch& m = *h.match;
@@ -90,6 +67,29 @@ bool HeaderMatches(const RouteTable::CompiledHeader& h, HeaderLookup headers,
 }
 
 }  // namespace
+
+bool StringMatches(const StringMatch& m, const re2::RE2* regex,
+                   absl::string_view value) {
+  const absl::string_view want = m.value;
+  switch (m.type) {
+    case StringMatch::Type::kExact:
+      return m.case_sensitive ? value == want
+                              : absl::EqualsIgnoreCase(value, want);
+    case StringMatch::Type::kPrefix:
+      return m.case_sensitive ? absl::StartsWith(value, want)
+                              : absl::StartsWithIgnoreCase(value, want);
+    case StringMatch::Type::kSuffix:
+      return m.case_sensitive ? absl::EndsWith(value, want)
+                              : absl::EndsWithIgnoreCase(value, want);
+    case StringMatch::Type::kContains:
+      return m.case_sensitive ? absl::StrContains(value, want)
+                              : ContainsIgnoreCase(value, want);
+    case StringMatch::Type::kSafeRegex:
+      return re2::RE2::FullMatch(re2::StringPiece(value.data(), value.size()),
+                                 *regex);
+  }
+  return false;
+}
 
 uint64_t ThreadLocalRandom(uint64_t bound) {
   thread_local absl::InsecureBitGen gen;

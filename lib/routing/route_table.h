@@ -102,6 +102,13 @@ std::optional<absl::string_view> JoinedHeaderValue(const Multimap& headers,
   return absl::string_view(*scratch);
 }
 
+// True if `value` passes string matcher `m` by the rules above (ASCII case
+// folding when !m.case_sensitive; kSafeRegex is a full match of `regex`,
+// m's compiled pattern, which must be non-null for that type). Shared with
+// lib/authz, whose RBAC matchers use the same StringMatcher semantics.
+bool StringMatches(const resources::StringMatch& m, const re2::RE2* regex,
+                   absl::string_view value);
+
 // One virtual host's routes, compiled. Holds a reference on the
 // configuration its Route pointers point into.
 class RouteTable {
