@@ -1,5 +1,6 @@
 #include "lib/resources/http_connection_manager.h"
 
+#include <memory>
 #include <set>
 #include <utility>
 
@@ -8,6 +9,7 @@
 #include "envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager.pb.h"
 #include "lib/base/validation_errors.h"
 #include "lib/resources/internal/route_config_util.h"
+#include "lib/resources/rbac.h"
 
 namespace xdsfed {
 namespace resources {
@@ -19,7 +21,8 @@ namespace hcm_pb =
 using Field = ValidationErrors::ScopedField;
 
 void ParseHttpFilters(const hcm_pb::HttpConnectionManager& proto,
-                      ValidationErrors* errors, HttpConnectionManager* out) {
+                      bool is_client, ValidationErrors* errors,
+                      HttpConnectionManager* out) {
   Field filters_field(errors, ".http_filters");
   std::set<std::string> names_seen;
   // Indices into proto.http_filters() of the filters kept in out.
@@ -46,6 +49,28 @@ void ParseHttpFilters(const hcm_pb::HttpConnectionManager& proto,
     std::optional<std::string> type =
         internal::ExtensionTypeName(filter.typed_config(), errors);
     if (!type.has_value()) continue;
+    if (*type == kRbacFilterType) {
+      if (is_client) {
+        // gRPC: "Filter %s is not supported on clients" (A41: server only).
+        if (!filter.is_optional()) {
+          errors->AddError(
+              absl::StrCat("filter ", *type, " is not supported on clients"));
+        }
+        continue;
+      }
+      Field value(errors, absl::StrCat(".value[", *type, "]"));
+      if (filter.typed_config().type_url().find("TypedStruct") !=
+          std::string::npos) {
+        // C-core: "could not parse HTTP RBAC filter config".
+        errors->AddError("cannot decode RBAC from a TypedStruct");
+        continue;
+      }
+      auto config = std::make_shared<const RbacConfig>(
+          ParseRbacFilterConfig(filter.typed_config().value(), errors));
+      out->http_filters.push_back({filter.name(), *type, std::move(config)});
+      kept.push_back(i);
+      continue;
+    }
     if (*type != internal::kRouterFilterType) {
       // gRPC: "no filter registered for config type"; an optional filter we
       // do not know is skipped.
@@ -72,24 +97,36 @@ void ParseHttpFilters(const hcm_pb::HttpConnectionManager& proto,
     errors->AddError("expected at least one HTTP filter");
     return;
   }
-  // The router is terminal: it must be last (A39). Every kept filter is a
-  // router, so only the last one may stay.
+  // The router is terminal: it must be last, and the last filter must be
+  // terminal (A39; gRPC's two messages). So RBAC runs before the router.
   for (size_t k = 0; k + 1 < out->http_filters.size(); ++k) {
+    if (out->http_filters[k].config_type != internal::kRouterFilterType) {
+      continue;
+    }
     Field index(errors, absl::StrCat("[", kept[k], "]"));
     errors->AddError(absl::StrCat("terminal filter for config type ",
                                   out->http_filters[k].config_type,
                                   " must be the last filter in the chain"));
   }
+  if (out->http_filters.back().config_type != internal::kRouterFilterType) {
+    Field index(errors, absl::StrCat("[", kept.back(), "]"));
+    errors->AddError(absl::StrCat("non-terminal filter for config type ",
+                                  out->http_filters.back().config_type,
+                                  " is the last filter in the chain"));
+  }
 }
 
 }  // namespace
 
+bool HttpConnectionManager::HttpFilter::operator==(const HttpFilter& o) const {
+  if (name != o.name || config_type != o.config_type) return false;
+  if (rbac == nullptr || o.rbac == nullptr) return rbac == o.rbac;
+  return *rbac == *o.rbac;
+}
+
 HttpConnectionManager ParseHttpConnectionManager(
     const hcm_pb::HttpConnectionManager& proto, bool is_client,
     ValidationErrors* errors) {
-  // is_client matters only for filters supported on one side; the router
-  // works on both, so it is unused for now.
-  static_cast<void>(is_client);
   HttpConnectionManager out;
   if (proto.has_common_http_protocol_options() &&
       proto.common_http_protocol_options().has_max_stream_duration()) {
@@ -97,7 +134,7 @@ HttpConnectionManager ParseHttpConnectionManager(
     out.http_max_stream_duration = internal::ParseDuration(
         proto.common_http_protocol_options().max_stream_duration(), errors);
   }
-  ParseHttpFilters(proto, errors, &out);
+  ParseHttpFilters(proto, is_client, errors, &out);
   switch (proto.route_specifier_case()) {
     case hcm_pb::HttpConnectionManager::kRouteConfig: {
       Field field(errors, ".route_config");
@@ -140,6 +177,7 @@ Json::Value HttpConnectionManager::ToJson() const {
     Json::Value filter(Json::objectValue);
     filter["name"] = f.name;
     filter["config_type"] = f.config_type;
+    if (f.rbac != nullptr) filter["rbac"] = f.rbac->ToJson();
     filters.append(filter);
   }
   out["http_filters"] = filters;

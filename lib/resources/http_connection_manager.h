@@ -8,17 +8,21 @@
 //   if (const auto* rds = std::get_if<HttpConnectionManager::Rds>(
 //           &hcm.route_config)) Watch(rds->route_config_name);
 //
-// The router is the only HTTP filter we implement: other filter types are
-// errors unless the filter is marked is_optional (then skipped).
+// The HTTP filters we implement: the router (terminal, last) and, on
+// servers, RBAC (A41; before the router). Other filter types, and RBAC on a
+// client, are errors unless the filter is marked is_optional (then
+// skipped), as in gRPC.
 #ifndef XDSFED_LIB_RESOURCES_HTTP_CONNECTION_MANAGER_H_
 #define XDSFED_LIB_RESOURCES_HTTP_CONNECTION_MANAGER_H_
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "json/json.h"
+#include "lib/resources/rbac.h"
 #include "lib/resources/route_config.h"
 
 namespace envoy {
@@ -51,9 +55,10 @@ struct HttpConnectionManager {
     // The config message type, e.g.
     // "envoy.extensions.filters.http.router.v3.Router".
     std::string config_type;
-    bool operator==(const HttpFilter& o) const {
-      return name == o.name && config_type == o.config_type;
-    }
+    // The RBAC filter's config (config_type kRbacFilterType, servers
+    // only); null for the router.
+    std::shared_ptr<const RbacConfig> rbac;
+    bool operator==(const HttpFilter& o) const;  // compares *rbac
   };
 
   std::variant<Rds, RouteConfig> route_config;

@@ -18,6 +18,7 @@
 #include "lib/base/validation_errors.h"
 #include "lib/resources/internal/route_config_util.h"
 #include "lib/resources/internal/wire_nesting.h"
+#include "lib/resources/rbac.h"
 #include "lib/resources/resource_type.h"
 #include "lib/resources/route_config_fast.h"
 #include "lib/resources/safe_regex.h"
@@ -436,7 +437,7 @@ bool ParseRoute(const route_pb::Route& proto,
   if (!proto.typed_per_filter_config().empty()) {
     Field field(errors, ".typed_per_filter_config");
     internal::ValidateTypedPerFilterConfig(proto.typed_per_filter_config(),
-                                           errors);
+                                           errors, &out->rbac_overrides);
   }
   return true;
 }
@@ -466,7 +467,7 @@ VirtualHost ParseVirtualHost(const route_pb::VirtualHost& proto,
   if (!proto.typed_per_filter_config().empty()) {
     Field field(errors, ".typed_per_filter_config");
     internal::ValidateTypedPerFilterConfig(proto.typed_per_filter_config(),
-                                           errors);
+                                           errors, &out.rbac_overrides);
   }
   std::optional<RetryPolicy> retry;
   if (proto.has_retry_policy()) {
@@ -583,6 +584,30 @@ Json::Value HeaderMatch::ToJson() const {
   return out;
 }
 
+const RbacConfig* RbacOverrides::Find(absl::string_view name) const {
+  for (const auto& [filter, config] : by_filter) {
+    if (filter == name) return config.get();
+  }
+  return nullptr;
+}
+
+bool RbacOverrides::operator==(const RbacOverrides& o) const {
+  if (by_filter.size() != o.by_filter.size()) return false;
+  for (size_t i = 0; i < by_filter.size(); ++i) {
+    if (by_filter[i].first != o.by_filter[i].first ||
+        *by_filter[i].second != *o.by_filter[i].second) {
+      return false;
+    }
+  }
+  return true;
+}
+
+Json::Value RbacOverrides::ToJson() const {
+  Json::Value out(Json::objectValue);
+  for (const auto& [filter, config] : by_filter) out[filter] = config->ToJson();
+  return out;
+}
+
 Json::Value RouteMatch::ToJson() const {
   Json::Value out(Json::objectValue);
   out["path"] = path.ToJson();
@@ -636,6 +661,7 @@ Json::Value Route::ToJson() const {
   } else {
     out["unsupported_action"] = std::get<UnsupportedAction>(action).kind;
   }
+  if (!rbac_overrides.empty()) out["rbac_overrides"] = rbac_overrides.ToJson();
   return out;
 }
 
@@ -646,6 +672,7 @@ Json::Value VirtualHost::ToJson() const {
   Json::Value routes_json(Json::arrayValue);
   for (const Route& r : routes) routes_json.append(r.ToJson());
   out["routes"] = routes_json;
+  if (!rbac_overrides.empty()) out["rbac_overrides"] = rbac_overrides.ToJson();
   return out;
 }
 

@@ -21,10 +21,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
+#include "absl/strings/string_view.h"
 #include "json/json.h"
 #include "lib/resources/resource_type.h"
 
@@ -96,6 +98,21 @@ struct HeaderMatch {
   Json::Value ToJson() const;
 };
 
+struct RbacConfig;  // lib/resources/rbac.h
+
+// The RBAC filter overrides (A41 RBACPerRoute) of one virtual host or
+// route's typed_per_filter_config, by HTTP filter name (sorted, unique).
+// Other filters' entries are validated, not kept.
+struct RbacOverrides {
+  std::vector<std::pair<std::string, std::shared_ptr<const RbacConfig>>>
+      by_filter;
+  bool empty() const { return by_filter.empty(); }
+  // The override for filter `name`, or nullptr.
+  const RbacConfig* Find(absl::string_view name) const;
+  bool operator==(const RbacOverrides& o) const;  // compares the configs
+  Json::Value ToJson() const;
+};
+
 struct RouteMatch {
   // prefix -> kPrefix, path -> kExact, safe_regex -> kSafeRegex; the
   // route's case_sensitive (default true) is in path.case_sensitive.
@@ -163,8 +180,10 @@ struct Route {
   std::string name;
   RouteMatch match;
   std::variant<RouteAction, NonForwardingAction, UnsupportedAction> action;
+  RbacOverrides rbac_overrides;
   bool operator==(const Route& o) const {
-    return name == o.name && match == o.match && action == o.action;
+    return name == o.name && match == o.match && action == o.action &&
+           rbac_overrides == o.rbac_overrides;
   }
   Json::Value ToJson() const;
 };
@@ -176,9 +195,11 @@ struct VirtualHost {
   // usual one of each: two heap blocks fewer per host (bench/RESULTS.md).
   absl::InlinedVector<std::string, 1> domains;
   absl::InlinedVector<Route, 1> routes;
+  RbacOverrides rbac_overrides;
 
   bool operator==(const VirtualHost& o) const {
-    return name == o.name && domains == o.domains && routes == o.routes;
+    return name == o.name && domains == o.domains && routes == o.routes &&
+           rbac_overrides == o.rbac_overrides;
   }
   Json::Value ToJson() const;
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <utility>
 #include <variant>
 
@@ -48,6 +49,29 @@ bool AllowsEveryRpc(const resources::RouteConfig& rc) {
   return any_authority;
 }
 
+// Engines compiled once per distinct config value (chains and overrides
+// share configs by pointer). A config that does not compile (only a
+// hand-built one can: the validator compiles every regex) gets no engine,
+// and RPCs meeting it are denied (fail closed).
+class EngineCache {
+ public:
+  std::shared_ptr<const authz::RbacEngine> For(
+      const resources::RbacConfig* config) {
+    auto it = engines_.find(config);
+    if (it != engines_.end()) return it->second;
+    auto engine = authz::RbacEngine::Compile(*config);
+    std::shared_ptr<const authz::RbacEngine> out =
+        engine.ok() ? *std::move(engine) : nullptr;
+    engines_.emplace(config, out);
+    return out;
+  }
+
+ private:
+  std::map<const resources::RbacConfig*,
+           std::shared_ptr<const authz::RbacEngine>>
+      engines_;
+};
+
 }  // namespace
 
 std::shared_ptr<const ChainRoutes> ChainRoutes::Build(
@@ -67,7 +91,18 @@ std::shared_ptr<const ChainRoutes> ChainRoutes::Build(
     const resources::RouteConfig* source;
   };
   std::vector<InlineSeen> inline_seen;
+  EngineCache engines;
+  auto add_rbac = [&](const resources::FilterChainData& chain) {
+    std::vector<RbacFilter> filters;
+    for (const auto& f : chain.http_connection_manager.http_filters) {
+      if (f.rbac == nullptr) continue;
+      filters.push_back({f.name, engines.For(f.rbac.get())});
+      out->has_rbac_ = true;
+    }
+    out->rbac_.push_back(std::move(filters));
+  };
   auto add = [&](const resources::FilterChainData& chain, size_t index) {
+    add_rbac(chain);
     const auto& rc = chain.http_connection_manager.route_config;
     if (const auto* rds =
             std::get_if<resources::HttpConnectionManager::Rds>(&rc)) {
@@ -147,7 +182,31 @@ std::shared_ptr<const ChainRoutes> ChainRoutes::Build(
     // index valid.
     out->entries_.push_back(
         {nullptr, absl::UnavailableError("no default filter chain")});
+    out->rbac_.emplace_back();
     keys.push_back(keys.empty() ? "none" : keys.front());
+  }
+  if (out->has_rbac_) {
+    // The overrides of every virtual host and route the chains can reach.
+    std::set<const routing::RouteConfigTable*> seen;
+    auto compile = [&](const void* key,
+                       const resources::RbacOverrides& overrides) {
+      if (overrides.empty()) return;
+      std::vector<RbacFilter>& list = out->overrides_[key];
+      for (const auto& [name, config] : overrides.by_filter) {
+        list.push_back({name, engines.For(config.get())});
+      }
+    };
+    for (const Entry& e : out->entries_) {
+      if (e.table == nullptr || !seen.insert(e.table.get()).second) continue;
+      for (const resources::VirtualHost& vh : e.table->config().virtual_hosts) {
+        compile(&vh, vh.rbac_overrides);
+        for (const resources::Route& r : vh.routes) {
+          compile(&r, r.rbac_overrides);
+        }
+      }
+    }
+    // Chains may differ in their filters even with one route config.
+    out->uniform_ = false;
   }
   for (const std::string& k : keys) {
     if (k != keys.front()) out->uniform_ = false;
@@ -157,6 +216,7 @@ std::shared_ptr<const ChainRoutes> ChainRoutes::Build(
   const size_t selectable = listener.filter_chains.size() +
                             (listener.default_filter_chain.has_value() ? 1 : 0);
   out->allows_every_rpc_ =
+      !out->has_rbac_ &&
       std::all_of(out->entries_.begin(), out->entries_.begin() + selectable,
                   [](const Entry& e) { return e.allows_every_rpc; });
   return out;
@@ -165,7 +225,8 @@ std::shared_ptr<const ChainRoutes> ChainRoutes::Build(
 absl::Status ChainRoutes::Check(size_t chain, absl::string_view authority,
                                 absl::string_view path,
                                 routing::HeaderLookup headers,
-                                std::string* scratch) const {
+                                std::string* scratch,
+                                authz::RequestView* rbac) const {
   if (chain >= entries_.size()) chain = entries_.size() - 1;
   const Entry& e = entries_[chain];
   if (e.table == nullptr) return e.error;
@@ -182,6 +243,47 @@ absl::Status ChainRoutes::Check(size_t chain, absl::string_view authority,
   if (!std::holds_alternative<resources::NonForwardingAction>(route->action)) {
     return absl::UnavailableError(
         "the matched route's action is not non_forwarding_action");
+  }
+  const std::vector<RbacFilter>& filters = rbac_[chain];
+  if (filters.empty()) return absl::OkStatus();
+  authz::RequestView empty;
+  authz::RequestView& view = rbac != nullptr ? *rbac : empty;
+  view.path = path;
+  view.authority = authority;
+  if (!view.headers.has_value()) view.headers.emplace(headers);
+  const std::vector<RbacFilter>* route_overrides = nullptr;
+  const std::vector<RbacFilter>* vhost_overrides = nullptr;
+  if (!overrides_.empty()) {
+    auto it = overrides_.find(static_cast<const void*>(route));
+    if (it != overrides_.end()) route_overrides = &it->second;
+    it = overrides_.find(static_cast<const void*>(&vhost->virtual_host()));
+    if (it != overrides_.end()) vhost_overrides = &it->second;
+  }
+  auto find = [](const std::vector<RbacFilter>* list,
+                 absl::string_view name) -> const RbacFilter* {
+    if (list == nullptr) return nullptr;
+    for (const RbacFilter& f : *list) {
+      if (f.name == name) return &f;
+    }
+    return nullptr;
+  };
+  for (const RbacFilter& filter : filters) {
+    // A39: the most specific override wins: route, then virtual host.
+    const RbacFilter* chosen = find(route_overrides, filter.name);
+    if (chosen == nullptr) chosen = find(vhost_overrides, filter.name);
+    if (chosen == nullptr) chosen = &filter;
+    if (chosen->engine == nullptr) {
+      return absl::PermissionDeniedError(
+          "RBAC: access denied: the policy could not be compiled");
+    }
+    const authz::Decision d = chosen->engine->Evaluate(view, scratch);
+    if (!d.allowed) {
+      return absl::PermissionDeniedError(
+          d.policy.empty()
+              ? std::string("RBAC: access denied: no policy matched")
+              : absl::StrCat("RBAC: access denied by policy \"", d.policy,
+                             "\""));
+    }
   }
   return absl::OkStatus();
 }

@@ -1,9 +1,13 @@
 // The per-RPC half of A36 §Connection and Request Handling for one server
 // generation: for each filter chain (and the default chain) its compiled
 // RouteConfiguration (inline, or the RDS resource the ServerConfig holds)
-// or why it has none; Check() routes an RPC by :authority, path and headers
-// with lib/routing and allows it only on a route whose action is
-// non_forwarding_action. Immutable: an RDS update builds a new one.
+// or why it has none, and its RBAC HTTP filters (A41) compiled with
+// lib/authz; Check() routes an RPC by :authority, path and headers with
+// lib/routing, allows it only on a route whose action is
+// non_forwarding_action, then runs the chain's RBAC filters in their HCM
+// order, each with the route's, else the virtual host's, RBACPerRoute
+// override if it has one (A39 §Filter Config Overrides). Immutable: an RDS
+// update builds a new one.
 #ifndef XDSFED_LIB_SERVER_CHAIN_ROUTES_H_
 #define XDSFED_LIB_SERVER_CHAIN_ROUTES_H_
 
@@ -12,8 +16,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "lib/authz/rbac_engine.h"
 #include "lib/resources/listener.h"
 #include "lib/routing/route_table.h"
 #include "lib/xds_config/xds_config.h"
@@ -31,10 +37,20 @@ class ChainRoutes {
       std::vector<std::string>* config_errors);
 
   // Chain `chain` indexes ServerListener::filter_chains; filter_chains.size()
-  // means the default chain. OK, or UNAVAILABLE saying why (A36).
+  // means the default chain. OK, UNAVAILABLE saying why (A36), or
+  // PERMISSION_DENIED "RBAC: access denied ..." (A41). `rbac` is the RPC as
+  // RBAC sees it (connection addresses, TLS peer, headers with "-bin"
+  // values base64-encoded); Check sets its path and authority, and its
+  // headers to `headers` if unset. Without it the chain's RBAC filters see
+  // an empty connection (0.0.0.0, no TLS) and `headers`.
   absl::Status Check(size_t chain, absl::string_view authority,
                      absl::string_view path, routing::HeaderLookup headers,
-                     std::string* scratch) const;
+                     std::string* scratch,
+                     authz::RequestView* rbac = nullptr) const;
+
+  // Some selectable chain has an RBAC filter: every RPC is checked, and the
+  // connection's chain is looked up (uniform() is false).
+  bool has_rbac() const { return has_rbac_; }
 
   // Every chain routes the same way: the connection's chain does not matter.
   bool uniform() const { return uniform_; }
@@ -54,6 +70,16 @@ class ChainRoutes {
     bool allows_every_rpc = false;
   };
   std::vector<Entry> entries_;
+  // Per entry (chain), its RBAC filters in HCM order.
+  struct RbacFilter {
+    std::string name;
+    std::shared_ptr<const authz::RbacEngine> engine;
+  };
+  std::vector<std::vector<RbacFilter>> rbac_;
+  // RBACPerRoute overrides compiled, keyed by the resources::VirtualHost or
+  // resources::Route they belong to (in the tables' configs).
+  absl::flat_hash_map<const void*, std::vector<RbacFilter>> overrides_;
+  bool has_rbac_ = false;
   bool uniform_ = true;
   bool allows_every_rpc_ = false;
 };

@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <variant>
 
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "grpcpp/security/auth_context.h"
 #include "grpcpp/support/server_interceptor.h"
 
 namespace xdsfed::server {
@@ -14,9 +17,12 @@ namespace {
 
 constexpr size_t kMaxRememberedPeers = 65536;
 
-// A36 §Connection and Request Handling, per RPC. grpc++'s public API runs
-// the method handler anyway (a server interceptor cannot end a call before
-// it), so a rejected RPC gets its status replaced by UNAVAILABLE.
+// A36 §Connection and Request Handling and A41 RBAC, per RPC. grpc++'s
+// public API runs the method handler anyway (a server interceptor cannot
+// end a call before it), so a rejected RPC gets its status replaced by
+// UNAVAILABLE (routing) or PERMISSION_DENIED (RBAC).
+// The TLS peer comes from the call's auth context
+// (transport_security_type, peer_uri, peer_dns, x509_subject).
 class RouteCheckInterceptor : public grpc::experimental::Interceptor {
  public:
   RouteCheckInterceptor(Generation* generation,
@@ -33,20 +39,67 @@ class RouteCheckInterceptor : public grpc::experimental::Interceptor {
       const char* method = info_->method();
       const auto* metadata = m->GetRecvInitialMetadata();
       std::string scratch;
-      verdict_ = generation_->CheckRpc(
-          peer, absl::string_view(authority.data(), authority.size()),
-          method == nullptr ? "" : method,
+      auto lookup = [&](absl::string_view name,
+                        std::string* s) -> std::optional<absl::string_view> {
+        if (metadata == nullptr) return std::nullopt;
+        return routing::JoinedHeaderValue(*metadata, name, s);
+      };
+      // A41: RBAC sees a "-bin" header in its base64 form (grpc++ gives the
+      // decoded bytes); several values are each encoded, then joined.
+      std::string bin;
+      auto rbac_lookup =
           [&](absl::string_view name,
               std::string* s) -> std::optional<absl::string_view> {
-            if (metadata == nullptr) return std::nullopt;
-            return routing::JoinedHeaderValue(*metadata, name, s);
-          },
-          &scratch);
+        if (!absl::EndsWith(name, "-bin")) return lookup(name, s);
+        if (metadata == nullptr) return std::nullopt;
+        auto range =
+            metadata->equal_range(grpc::string_ref(name.data(), name.size()));
+        if (range.first == range.second) return std::nullopt;
+        bin.clear();
+        for (auto it = range.first; it != range.second; ++it) {
+          if (it != range.first) bin.push_back(',');
+          bin += absl::Base64Escape(
+              absl::string_view(it->second.data(), it->second.size()));
+        }
+        return absl::string_view(bin);
+      };
+      authz::RequestView rbac;
+      rbac.headers.emplace(rbac_lookup);
+      // The connection's TLS peer, as gRPC's auth context names it.
+      std::vector<absl::string_view> uri_sans, dns_sans;
+      std::shared_ptr<const grpc::AuthContext> auth = context->auth_context();
+      if (auth != nullptr) {
+        auto view = [](const grpc::string_ref& r) {
+          return absl::string_view(r.data(), r.size());
+        };
+        for (const auto& v :
+             auth->FindPropertyValues("transport_security_type")) {
+          if (view(v) == "ssl") rbac.tls = true;
+        }
+        for (const auto& v : auth->FindPropertyValues("peer_uri")) {
+          uri_sans.push_back(view(v));
+        }
+        for (const auto& v : auth->FindPropertyValues("peer_dns")) {
+          dns_sans.push_back(view(v));
+        }
+        for (const auto& v : auth->FindPropertyValues("x509_subject")) {
+          rbac.subject = view(v);
+        }
+      }
+      rbac.uri_sans = uri_sans;
+      rbac.dns_sans = dns_sans;
+      verdict_ = generation_->CheckRpc(
+          peer, absl::string_view(authority.data(), authority.size()),
+          method == nullptr ? "" : method, lookup, &scratch, &rbac);
     }
     if (!verdict_.ok() && m->QueryInterceptionHookPoint(
                               InterceptionHookPoints::PRE_SEND_STATUS)) {
-      m->ModifySendStatus(grpc::Status(grpc::StatusCode::UNAVAILABLE,
-                                       std::string(verdict_.message())));
+      // The handler ran (see above); its status is replaced.
+      m->ModifySendStatus(
+          grpc::Status(verdict_.code() == absl::StatusCode::kPermissionDenied
+                           ? grpc::StatusCode::PERMISSION_DENIED
+                           : grpc::StatusCode::UNAVAILABLE,
+                       std::string(verdict_.message())));
     }
     m->Proceed();
   }
@@ -283,7 +336,8 @@ Generation::~Generation() {
 }
 
 bool Generation::HandOff(int listener_fd, int fd,
-                         const routing::SocketAddress& peer, size_t chain) {
+                         const routing::SocketAddress& peer,
+                         const routing::SocketAddress& local, size_t chain) {
   grpc::experimental::ExternalConnectionAcceptor* acceptor =
       chain < chain_acceptor_.size() ? chain_acceptor_[chain] : nullptr;
   if (acceptor == nullptr) return false;
@@ -291,7 +345,7 @@ bool Generation::HandOff(int listener_fd, int fd,
     MutexLock lock(&mu_);
     if (!routes_->uniform()) {
       if (chain_by_peer_.size() >= kMaxRememberedPeers) chain_by_peer_.clear();
-      chain_by_peer_[PeerKey(peer)] = chain;
+      chain_by_peer_[PeerKey(peer)] = PeerConnection{chain, local};
     }
   }
   grpc::experimental::ExternalConnectionAcceptor::NewConnectionParameters p;
@@ -328,7 +382,7 @@ void Generation::UpdateRoutes(const xds_config::ServerConfig& config,
                           std::memory_order_release);
 }
 
-size_t Generation::ChainForPeer(absl::string_view peer) {
+Generation::PeerConnection Generation::ChainForPeer(absl::string_view peer) {
   auto it = chain_by_peer_.find(peer);
   if (it != chain_by_peer_.end()) return it->second;
   std::optional<routing::SocketAddress> source =
@@ -339,24 +393,35 @@ size_t Generation::ChainForPeer(absl::string_view peer) {
     if (it != chain_by_peer_.end()) return it->second;
     std::optional<size_t> i =
         chain_selector_->Select(listening_address_, &*source);
-    if (i.has_value()) return *i;
+    if (i.has_value()) return {*i, listening_address_};
   }
-  return listener_->filter_chains.size();  // the default chain
+  // The default chain.
+  return {listener_->filter_chains.size(), listening_address_};
 }
 
 absl::Status Generation::CheckRpc(absl::string_view peer,
                                   absl::string_view authority,
                                   absl::string_view path,
                                   routing::HeaderLookup headers,
-                                  std::string* scratch) {
+                                  std::string* scratch,
+                                  authz::RequestView* rbac) {
   std::shared_ptr<const ChainRoutes> routes;
-  size_t chain = 0;
+  PeerConnection connection{0, listening_address_};
   {
     MutexLock lock(&mu_);
     routes = routes_;
-    if (!routes->uniform()) chain = ChainForPeer(peer);
+    if (!routes->uniform()) connection = ChainForPeer(peer);
   }
-  return routes->Check(chain, authority, path, headers, scratch);
+  if (rbac != nullptr && routes->has_rbac()) {
+    rbac->local = connection.local;
+    std::optional<routing::SocketAddress> source =
+        routing::SocketAddress::FromGrpcPeer(peer);
+    // An unparsable peer is seen as 0.0.0.0:0 (matches no source_ip but
+    // 0.0.0.0/0).
+    rbac->peer = source.value_or(routing::SocketAddress{});
+  }
+  return routes->Check(connection.chain, authority, path, headers, scratch,
+                       rbac);
 }
 
 void Generation::Shutdown(absl::Time deadline) {

@@ -81,8 +81,9 @@ class Generation {
   // remembering which chain the peer's connection uses. Only while running
   // (the caller serializes this with Shutdown). False (fd untouched): the
   // chain's credentials could not be built; the caller closes it.
+  // `local` is the connection's own address (RBAC's destination_ip / port).
   bool HandOff(int listener_fd, int fd, const routing::SocketAddress& peer,
-               size_t chain);
+               const routing::SocketAddress& local, size_t chain);
 
   // An RDS change, applied to existing connections without draining: the
   // RouteConfigurations `config` has for the RDS names this generation's
@@ -91,11 +92,14 @@ class Generation {
   void UpdateRoutes(const xds_config::ServerConfig& config,
                     std::vector<std::string>* config_errors);
 
-  // The per-RPC check (A36): OK or UNAVAILABLE. `peer` is
-  // ServerContext::peer() ("ipv4:127.0.0.1:5000").
+  // The per-RPC check (A36, A41): OK, UNAVAILABLE or PERMISSION_DENIED.
+  // `peer` is ServerContext::peer() ("ipv4:127.0.0.1:5000"). `rbac` (may be
+  // null) carries the call's TLS peer and RBAC header lookup; its addresses
+  // are set here from the connection the peer was handed off on.
   absl::Status CheckRpc(absl::string_view peer, absl::string_view authority,
                         absl::string_view path, routing::HeaderLookup headers,
-                        std::string* scratch);
+                        std::string* scratch,
+                        authz::RequestView* rbac = nullptr);
   // The current routes pass every RPC (ChainRoutes::allows_every_rpc): a
   // call started now needs no CheckRpc. Re-read for each call, as an RDS
   // update may change it.
@@ -125,7 +129,11 @@ class Generation {
             std::shared_ptr<const ChainRoutes> routes,
             const std::vector<std::shared_ptr<grpc::ServerCredentials>>&
                 chain_credentials);
-  size_t ChainForPeer(absl::string_view peer)
+  struct PeerConnection {
+    size_t chain;
+    routing::SocketAddress local;
+  };
+  PeerConnection ChainForPeer(absl::string_view peer)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // Set once by Bind.
@@ -163,7 +171,8 @@ class Generation {
   // on; ServerContext::peer() is the peer address recorded at accept time.
   // Bounded: when full it is cleared, and a peer not found is matched again
   // with the listening address as its destination.
-  absl::flat_hash_map<std::string, size_t> chain_by_peer_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, PeerConnection> chain_by_peer_
+      ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace xdsfed::server

@@ -383,7 +383,8 @@ class XdsServer::Impl : public std::enable_shared_from_this<Impl> {
     }
     // No chain, or its TLS credentials failed (never served in plaintext):
     // closed without a byte (A36).
-    if (chain == nullptr || !g->HandOff(listen_fd_, fd, *source, chain_index)) {
+    if (chain == nullptr ||
+        !g->HandOff(listen_fd_, fd, *source, *destination, chain_index)) {
       closed_unserved_.fetch_add(1, std::memory_order_relaxed);
       close(fd);
     }

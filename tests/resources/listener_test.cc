@@ -11,9 +11,11 @@
 #include <vector>
 
 #include "envoy/config/listener/v3/listener.pb.h"
+#include "envoy/extensions/filters/http/rbac/v3/rbac.pb.h"
 #include "envoy/extensions/filters/http/router/v3/router.pb.h"
 #include "envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager.pb.h"
 #include "envoy/extensions/transport_sockets/tls/v3/tls.pb.h"
+#include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
 #include "lib/resources/resource_type.h"
 
@@ -866,6 +868,128 @@ TEST(ListenerTest, ApiListenerWinsOverAddress) {
   DecodeResult r = DecodeProto(l);
   ASSERT_TRUE(r.value.ok()) << r.value.status();
   EXPECT_TRUE(std::holds_alternative<ApiListener>(ValueOf(r).listener));
+}
+
+// ------------------------------------------------------------- RBAC (A41)
+
+envoy::extensions::filters::http::rbac::v3::RBAC RbacProto(
+    const std::string& json) {
+  envoy::extensions::filters::http::rbac::v3::RBAC rbac;
+  EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(json, &rbac).ok());
+  return rbac;
+}
+
+void AddRbacFilter(hcm_pb::HttpConnectionManager* hcm, bool first,
+                   const std::string& json, bool optional = false) {
+  auto* f = hcm->add_http_filters();
+  f->set_name("rbac");
+  f->set_is_optional(optional);
+  f->mutable_typed_config()->PackFrom(RbacProto(json));
+  if (first) {
+    for (int i = hcm->http_filters_size() - 1; i > 0; --i) {
+      hcm->mutable_http_filters()->SwapElements(i, i - 1);
+    }
+  }
+}
+
+// The RBAC HTTP filter in a server chain's HCM (A41 §Proposal; A39 filter
+// order; gRPC 1.51 xds_listener.cc HttpConnectionManagerParse).
+TEST(ListenerTest, RbacFilter) {
+  using Mutate = std::function<void(hcm_pb::HttpConnectionManager*)>;
+  constexpr char kRules[] =
+      R"({"rules":{"policies":{"p":{"permissions":[{"any":true}],)"
+      R"("principals":[{"any":true}]}}}})";
+  const std::string prefix =
+      std::string("errors validating Listener: ") +
+      "[field:filter_chains[0].filters[0].typed_config." + kHcmValue +
+      ".http_filters";
+  struct Case {
+    const char* what;
+    bool server;
+    Mutate mutate;
+    std::string want;  // "ok" or the error
+  };
+  const Case kCases[] = {
+      {"A41: RBAC before the router on a server", true,
+       [&](auto* h) { AddRbacFilter(h, true, kRules); }, "ok"},
+      {"A39: a filter after the router (the router must be last, and the "
+       "last filter terminal)",
+       true, [&](auto* h) { AddRbacFilter(h, false, kRules); },
+       prefix +
+           "[0] error:terminal filter for config type "
+           "envoy.extensions.filters.http.router.v3.Router must be the last "
+           "filter in the chain; field:filter_chains[0].filters[0]."
+           "typed_config." +
+           kHcmValue +
+           ".http_filters[1] error:non-terminal filter for config type "
+           "envoy.extensions.filters.http.rbac.v3.RBAC is the last filter in "
+           "the chain]"},
+      {"RBAC only: the last filter is not terminal", true,
+       [&](auto* h) {
+         h->clear_http_filters();
+         AddRbacFilter(h, false, kRules);
+       },
+       prefix +
+           "[0] error:non-terminal filter for config type "
+           "envoy.extensions.filters.http.rbac.v3.RBAC is the last filter in "
+           "the chain]"},
+      {"a config error is a NACK with its path (A39: filter config "
+       "validation failures NACK the Listener)",
+       true,
+       [&](auto* h) {
+         AddRbacFilter(h, true,
+                       R"({"rules":{"policies":{"p":{"condition":{}}}}})");
+       },
+       prefix + "[0].typed_config.value[envoy.extensions.filters.http.rbac.v3."
+                "RBAC].rules.policies[\"p\"].condition error:condition not "
+                "supported]"},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.what);
+    hcm_pb::HttpConnectionManager hcm = BaseHcm();
+    c.mutate(&hcm);
+    listener_pb::Listener l = ServerListenerProto();
+    l.mutable_filter_chains(0)
+        ->mutable_filters(0)
+        ->mutable_typed_config()
+        ->PackFrom(hcm);
+    EXPECT_EQ(ErrorOf(l), c.want);
+  }
+  // The accepted chain keeps the config, in filter order.
+  hcm_pb::HttpConnectionManager hcm = BaseHcm();
+  AddRbacFilter(&hcm, true, kRules);
+  listener_pb::Listener l = ServerListenerProto();
+  l.mutable_filter_chains(0)
+      ->mutable_filters(0)
+      ->mutable_typed_config()
+      ->PackFrom(hcm);
+  DecodeResult r = DecodeProto(l);
+  ASSERT_TRUE(r.value.ok()) << r.value.status();
+  const auto& filters = std::get<ServerListener>(ValueOf(r).listener)
+                            .filter_chains[0]
+                            ->http_connection_manager.http_filters;
+  ASSERT_EQ(filters.size(), 2u);
+  ASSERT_NE(filters[0].rbac, nullptr);
+  ASSERT_TRUE(filters[0].rbac->rules.has_value());
+  EXPECT_EQ(filters[0].rbac->rules->policies.size(), 1u);
+  EXPECT_EQ(filters[1].rbac, nullptr);
+}
+
+// A41: the RBAC filter is not run on clients; gRPC NACKs it there unless it
+// is optional ("Filter %s is not supported on clients").
+TEST(ListenerTest, RbacFilterOnClient) {
+  hcm_pb::HttpConnectionManager hcm = BaseHcm();
+  AddRbacFilter(&hcm, true, "{}");
+  EXPECT_EQ(ErrorOf(ClientListener(hcm)),
+            std::string("errors validating Listener: "
+                        "[field:api_listener.api_listener.") +
+                kHcmValue +
+                ".http_filters[0].typed_config error:filter "
+                "envoy.extensions.filters.http.rbac.v3.RBAC is not supported "
+                "on clients]");
+  hcm = BaseHcm();
+  AddRbacFilter(&hcm, true, "{}", /*optional=*/true);
+  EXPECT_EQ(ErrorOf(ClientListener(hcm)), "ok");
 }
 
 }  // namespace

@@ -9,8 +9,11 @@
 #include <utility>
 
 #include "envoy/config/route/v3/route.pb.h"
+#include "envoy/extensions/filters/http/rbac/v3/rbac.pb.h"
 #include "envoy/extensions/filters/http/router/v3/router.pb.h"
+#include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
+#include "lib/resources/rbac.h"
 #include "lib/resources/resource_type.h"
 #include "lib/resources/route_config_fast.h"
 #include "re2/re2.h"
@@ -582,6 +585,73 @@ TEST(RouteConfigTest, OptionalOverrideSkipped) {
   wrapper.mutable_config()->set_type_url("type.googleapis.com/foo.Bar");
   (*FirstRoute(&rc)->mutable_typed_per_filter_config())["f"].PackFrom(wrapper);
   EXPECT_EQ(ErrorOf(rc), "ok");
+}
+
+// A41: RBACPerRoute in typed_per_filter_config of virtual hosts and routes
+// is validated and kept by filter name (lib/server picks the override for
+// each RPC); the filter's own RBAC type there is refused.
+TEST(RouteConfigTest, RbacPerRoute) {
+  auto per_route = [](const std::string& json) {
+    envoy::extensions::filters::http::rbac::v3::RBACPerRoute proto;
+    EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(json, &proto).ok());
+    google::protobuf::Any any;
+    any.PackFrom(proto);
+    return any;
+  };
+  const std::string p = "errors validating RouteConfiguration: [";
+  struct Case {
+    const char* source;
+    std::function<void(route_pb::RouteConfiguration*)> mutate;
+    std::string want;
+  };
+  const Case kCases[] = {
+      {"A41: an override on a virtual host and on a route",
+       [&](auto* rc) {
+         (*rc->mutable_virtual_hosts(0)
+               ->mutable_typed_per_filter_config())["rbac"] =
+             per_route(R"({"rbac":{"rules":{"action":"DENY"}}})");
+         (*FirstRoute(rc)->mutable_typed_per_filter_config())["rbac"] =
+             per_route("{}");
+       },
+       "ok"},
+      {"an invalid override is a NACK with its path (A39)",
+       [&](auto* rc) {
+         (*FirstRoute(rc)->mutable_typed_per_filter_config())["rbac"] =
+             per_route(
+                 R"({"rbac":{"rules":{"policies":{"p":{"condition":{}}}}}})");
+       },
+       p + "field:virtual_hosts[0].routes[0].typed_per_filter_config[\"rbac\"]"
+           ".value[envoy.extensions.filters.http.rbac.v3.RBACPerRoute].rbac."
+           "rules.policies[\"p\"].condition error:condition not supported]"},
+      {"the filter's RBAC message is not an override",
+       [&](auto* rc) {
+         envoy::extensions::filters::http::rbac::v3::RBAC rbac;
+         (*FirstRoute(rc)->mutable_typed_per_filter_config())["rbac"].PackFrom(
+             rbac);
+       },
+       p + "field:virtual_hosts[0].routes[0].typed_per_filter_config[\"rbac\"]"
+           ".value[envoy.extensions.filters.http.rbac.v3.RBAC] error:expected "
+           "RBACPerRoute, not the filter's RBAC]"},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.source);
+    route_pb::RouteConfiguration rc = BaseConfig();
+    c.mutate(&rc);
+    EXPECT_EQ(ErrorOf(rc), c.want);
+  }
+  route_pb::RouteConfiguration rc = BaseConfig();
+  kCases[0].mutate(&rc);
+  DecodeResult r = DecodeProto(rc);
+  ASSERT_TRUE(r.value.ok());
+  const VirtualHost& vh = ValueOf(r).virtual_hosts[0];
+  ASSERT_NE(vh.rbac_overrides.Find("rbac"), nullptr);
+  ASSERT_TRUE(vh.rbac_overrides.Find("rbac")->rules.has_value());
+  EXPECT_EQ(vh.rbac_overrides.Find("rbac")->rules->action,
+            RbacRules::Action::kDeny);
+  EXPECT_EQ(vh.rbac_overrides.Find("other"), nullptr);
+  ASSERT_NE(vh.routes[0].rbac_overrides.Find("rbac"), nullptr);
+  // RBACPerRoute without rbac: the filter is disabled on this route.
+  EXPECT_FALSE(vh.routes[0].rbac_overrides.Find("rbac")->rules.has_value());
 }
 
 }  // namespace

@@ -324,5 +324,117 @@ TEST(ChainRoutes, AllowsEveryRpcNeedsEveryChain) {
   }
 }
 
+// A41 / A39 per RPC: after routing, the chain's RBAC filters run in order,
+// each with the route's RBACPerRoute, else the virtual host's, else its
+// own config.
+TEST(ChainRoutes, RbacFiltersAndOverrides) {
+  auto rbac = [](absl::string_view name, absl::string_view json) {
+    return absl::StrCat(
+        R"({"name":")", name,
+        R"(","typed_config":{"@type":"type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBAC",)",
+        json.substr(1), "}");
+  };
+  auto per_route = [](absl::string_view json) {
+    return absl::StrCat(
+        R"({"@type":"type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBACPerRoute",)",
+        json.substr(1));
+  };
+  // Filter "a" denies paths under /deny/; filter "b" allows only x-user:
+  // alice.
+  const std::string hcm = absl::StrCat(
+      R"({"@type":"type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
+  "rds":{"config_source":{"ads":{}},"route_config_name":"r"},"http_filters":[)",
+      rbac("a", R"({"rules":{"action":"DENY","policies":{"deny-path":{
+        "permissions":[{"url_path":{"path":{"prefix":"/deny/"}}}],
+        "principals":[{"any":true}]}}}})"),
+      ",", rbac("b", R"({"rules":{"policies":{"alice":{
+        "permissions":[{"any":true}],
+        "principals":[{"header":{"name":"x-user","exact_match":"alice"}}]}}}})"),
+      R"(,{"name":"router","typed_config":{"@type":"type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"}}]})");
+  auto listener = Listener(
+      "",
+      absl::StrCat(R"({"filters":[{"name":"hcm","typed_config":)", hcm, "}]}"));
+  ASSERT_NE(listener, nullptr);
+  // Virtual host "open" disables "b"; its route /strict/ puts "b" back with
+  // a DENY-nothing-but-bob override, showing the route wins over the host.
+  const std::string routes_json = absl::StrCat(
+      R"({"name":"r","virtual_hosts":[
+  {"name":"open","domains":["open.example.com"],
+   "typed_per_filter_config":{"b":)",
+      per_route("{}"), R"(},
+   "routes":[
+    {"match":{"prefix":"/strict/"},"non_forwarding_action":{},
+     "typed_per_filter_config":{"b":)",
+      per_route(R"({"rbac":{"rules":{"action":"DENY","policies":{"bob":{
+        "permissions":[{"any":true}],
+        "principals":[{"header":{"name":"x-user","exact_match":"bob"}}]}}}}})"),
+      R"(}},
+    {"match":{"prefix":""},"non_forwarding_action":{}}]},
+  {"name":"any","domains":["*"],"routes":[
+    {"match":{"prefix":""},"non_forwarding_action":{}}]}]})");
+  xds_config::ServerConfig config;
+  config.listener = listener;
+  config.route_configs["r"].route_config =
+      DecodeJson(resources::RouteConfigResourceType(),
+                 "envoy.config.route.v3.RouteConfiguration", routes_json);
+  ASSERT_NE(config.route_configs["r"].route_config, nullptr);
+  std::vector<std::string> errors;
+  auto routes = ChainRoutes::Build(
+      std::get<resources::ServerListener>(listener->listener), config, &errors);
+  EXPECT_TRUE(errors.empty());
+  EXPECT_TRUE(routes->has_rbac());
+  EXPECT_FALSE(routes->allows_every_rpc());
+  struct Case {
+    const char* why;
+    const char* authority;
+    const char* path;
+    std::multimap<std::string, std::string> headers;
+    const char* want;  // "" = OK
+  };
+  const Case cases[] = {
+      {"both filters pass",
+       "x.example.com",
+       "/svc/M",
+       {{"x-user", "alice"}},
+       ""},
+      {"filter b (ALLOW): no policy matches",
+       "x.example.com",
+       "/svc/M",
+       {},
+       "RBAC: access denied: no policy matched"},
+      {"filter a (DENY) runs first and names its policy",
+       "x.example.com",
+       "/deny/M",
+       {{"x-user", "alice"}},
+       "RBAC: access denied by policy \"deny-path\""},
+      {"A39: the host's RBACPerRoute without rbac disables b there",
+       "open.example.com",
+       "/svc/M",
+       {},
+       ""},
+      {"...but not a, which it does not name",
+       "open.example.com",
+       "/deny/M",
+       {},
+       "RBAC: access denied by policy \"deny-path\""},
+      {"A39: the route's override wins over the host's",
+       "open.example.com",
+       "/strict/M",
+       {{"x-user", "bob"}},
+       "RBAC: access denied by policy \"bob\""},
+      {"...and lets others through", "open.example.com", "/strict/M", {}, ""},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.why);
+    absl::Status s = Check(*routes, 0, c.authority, c.path, c.headers);
+    if (c.want[0] == '\0') {
+      EXPECT_TRUE(s.ok()) << s;
+    } else {
+      EXPECT_EQ(s.code(), absl::StatusCode::kPermissionDenied) << s;
+      EXPECT_EQ(s.message(), c.want);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace xdsfed::server

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -9,6 +10,7 @@
 #include "envoy/config/route/v3/route_components.pb.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/wire_format_lite.h"
+#include "lib/resources/rbac.h"
 
 namespace xdsfed {
 namespace resources {
@@ -117,7 +119,7 @@ std::optional<std::string> ExtensionTypeName(const google::protobuf::Any& any,
 
 void ValidateTypedPerFilterConfig(
     const google::protobuf::Map<std::string, google::protobuf::Any>& map,
-    ValidationErrors* errors) {
+    ValidationErrors* errors, RbacOverrides* rbac) {
   // Visited in key order: a protobuf Map's iteration order is unspecified
   // (it differs between two parses of the same bytes), and once the errors
   // pass ValidationErrors::kMaxErrors the order decides which are shown, so
@@ -169,8 +171,27 @@ void ValidateTypedPerFilterConfig(
           absl::StrCat("filter config override not supported for ", *type));
       continue;
     }
-    // The router is the only filter we know; others are errors unless
-    // marked optional.
+    if (*type == kRbacPerRouteType || *type == kRbacFilterType) {
+      ValidationErrors::ScopedField value_field(
+          errors, absl::StrCat(".value[", *type, "]"));
+      if (*type == kRbacFilterType) {
+        // gRPC would read these bytes as an RBACPerRoute (whose field 2 is
+        // the RBAC filter's shadow_rules): refused instead.
+        errors->AddError("expected RBACPerRoute, not the filter's RBAC");
+        continue;
+      }
+      if (any->type_url().find("TypedStruct") != std::string::npos) {
+        // C-core GenerateFilterConfigOverride: "could not parse RBACPerRoute".
+        errors->AddError("cannot decode RBACPerRoute from a TypedStruct");
+        continue;
+      }
+      auto config = std::make_shared<const RbacConfig>(
+          ParseRbacPerRoute(any->value(), errors));
+      if (rbac != nullptr) rbac->by_filter.emplace_back(key, config);
+      continue;
+    }
+    // The router and RBAC are the only filters we know; others are errors
+    // unless marked optional.
     if (!is_optional) {
       errors->AddError(absl::StrCat("unsupported filter type ", *type));
     }

@@ -62,11 +62,12 @@ void CompileStringMatchRegex(StringMatch* m, absl::string_view field,
                              ValidationErrors* errors);
 
 // Validates a typed_per_filter_config map as gRPC does for the filters we
-// support (only the router, which accepts no override): every entry must be
-// optional or fail. Nothing is kept, so there is no result.
+// support: the router accepts no override; an RBACPerRoute (A41) is
+// validated (rbac.h) and, if `rbac` is not null, kept there by filter name;
+// any other type must be marked optional or fails.
 void ValidateTypedPerFilterConfig(
     const google::protobuf::Map<std::string, google::protobuf::Any>& map,
-    ValidationErrors* errors);
+    ValidationErrors* errors, RbacOverrides* rbac = nullptr);
 
 }  // namespace internal
 }  // namespace resources
