@@ -225,8 +225,8 @@ std::shared_ptr<const ChainRoutes> ChainRoutes::Build(
 absl::Status ChainRoutes::Check(size_t chain, absl::string_view authority,
                                 absl::string_view path,
                                 routing::HeaderLookup headers,
-                                std::string* scratch,
-                                authz::RequestView* rbac) const {
+                                std::string* scratch, authz::RequestView* rbac,
+                                std::vector<RbacVerdict>* trace) const {
   if (chain >= entries_.size()) chain = entries_.size() - 1;
   const Entry& e = entries_[chain];
   if (e.table == nullptr) return e.error;
@@ -269,14 +269,25 @@ absl::Status ChainRoutes::Check(size_t chain, absl::string_view authority,
   };
   for (const RbacFilter& filter : filters) {
     // A39: the most specific override wins: route, then virtual host.
+    const char* whose = "route";
     const RbacFilter* chosen = find(route_overrides, filter.name);
-    if (chosen == nullptr) chosen = find(vhost_overrides, filter.name);
-    if (chosen == nullptr) chosen = &filter;
+    if (chosen == nullptr) {
+      whose = "virtual_host";
+      chosen = find(vhost_overrides, filter.name);
+    }
+    if (chosen == nullptr) {
+      whose = "filter";
+      chosen = &filter;
+    }
     if (chosen->engine == nullptr) {
       return absl::PermissionDeniedError(
           "RBAC: access denied: the policy could not be compiled");
     }
     const authz::Decision d = chosen->engine->Evaluate(view, scratch);
+    if (trace != nullptr) {
+      trace->push_back({filter.name, whose, chosen->engine->enforcing(),
+                        d.allowed, std::string(d.policy)});
+    }
     if (!d.allowed) {
       return absl::PermissionDeniedError(
           d.policy.empty()

@@ -43,10 +43,20 @@ class ChainRoutes {
   // values base64-encoded); Check sets its path and authority, and its
   // headers to `headers` if unset. Without it the chain's RBAC filters see
   // an empty connection (0.0.0.0, no TLS) and `headers`.
+  //
+  // `trace` (may be null; `xdsfed authz` uses it) gets one entry per RBAC
+  // filter evaluated, in order, until one denies.
+  struct RbacVerdict {
+    std::string filter;     // the HTTP filter's name
+    std::string config;     // "filter", "virtual_host" or "route": whose
+    bool enforcing = true;  // false: no rules (every RPC passes)
+    bool allowed = true;
+    std::string policy;  // the first matching policy, "" if none
+  };
   absl::Status Check(size_t chain, absl::string_view authority,
                      absl::string_view path, routing::HeaderLookup headers,
-                     std::string* scratch,
-                     authz::RequestView* rbac = nullptr) const;
+                     std::string* scratch, authz::RequestView* rbac = nullptr,
+                     std::vector<RbacVerdict>* trace = nullptr) const;
 
   // Some selectable chain has an RBAC filter: every RPC is checked, and the
   // connection's chain is looked up (uniform() is false).
