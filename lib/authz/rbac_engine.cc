@@ -1,5 +1,6 @@
 #include "lib/authz/rbac_engine.h"
 
+#include <map>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -35,6 +36,18 @@ absl::StatusOr<std::shared_ptr<const re2::RE2>> RegexFor(const StringMatch& m) {
 class Compiler {
  public:
   explicit Compiler(std::vector<Node>* nodes) : nodes_(nodes) {}
+
+  // The memo slot of a metadata header name (lower case).
+  uint8_t SlotFor(const std::string& name) {
+    auto it = slots_.find(name);
+    if (it != slots_.end()) return it->second;
+    if (slots_.size() >= RbacEngine::kMaxHeaderSlots) {
+      return RbacEngine::kNoSlot;
+    }
+    const uint8_t slot = static_cast<uint8_t>(slots_.size());
+    slots_.emplace(name, slot);
+    return slot;
+  }
 
   // Appends `n` empty nodes; returns the first index.
   uint32_t Reserve(size_t n) {
@@ -78,6 +91,8 @@ class Compiler {
           node.pseudo = kMethod;
         } else if (node.header_name == "te") {
           node.pseudo = kNeverPresent;  // A41: hop-by-hop, never present
+        } else {
+          node.header_slot = SlotFor(node.header_name);
         }
         if (m.header.type == HeaderMatch::Type::kString) {
           node.string_match = &m.header.string_match;
@@ -134,6 +149,7 @@ class Compiler {
 
  private:
   std::vector<Node>* nodes_;
+  std::map<std::string, uint8_t> slots_;
 };
 
 bool IpMatches(const Node& n, const routing::SocketAddress& a) {
@@ -144,7 +160,40 @@ bool StringMatches(const Node& n, absl::string_view value) {
   return routing::StringMatches(*n.string_match, n.regex.get(), value);
 }
 
-bool HeaderMatches(const Node& n, const RequestView& r, std::string* scratch) {
+// Per-Evaluate memo of metadata lookups by slot. A value joined into
+// *scratch is not kept: the next join overwrites it.
+class HeaderMemo {
+ public:
+  std::optional<absl::string_view> Get(const Node& n, const RequestView& r,
+                                       std::string* scratch) {
+    if (!r.headers.has_value()) return std::nullopt;
+    const uint8_t slot = n.header_slot;
+    if (slot != RbacEngine::kNoSlot && (known_ >> slot & 1) != 0) {
+      if ((present_ >> slot & 1) == 0) return std::nullopt;
+      return values_[slot];
+    }
+    std::optional<absl::string_view> value =
+        (*r.headers)(n.header_name, scratch);
+    if (slot != RbacEngine::kNoSlot &&
+        (!value.has_value() || scratch == nullptr ||
+         value->data() < scratch->data() ||
+         value->data() > scratch->data() + scratch->size())) {
+      known_ |= uint32_t{1} << slot;
+      if (value.has_value()) {
+        present_ |= uint32_t{1} << slot;
+        values_[slot] = *value;
+      }
+    }
+    return value;
+  }
+
+ private:
+  uint32_t known_ = 0, present_ = 0;
+  absl::string_view values_[RbacEngine::kMaxHeaderSlots];
+};
+
+bool HeaderMatches(const Node& n, const RequestView& r, std::string* scratch,
+                   HeaderMemo* memo) {
   std::optional<absl::string_view> value;
   switch (n.pseudo) {
     case kPath:
@@ -159,7 +208,7 @@ bool HeaderMatches(const Node& n, const RequestView& r, std::string* scratch) {
     case kNeverPresent:
       break;
     default:
-      if (r.headers.has_value()) value = (*r.headers)(n.header_name, scratch);
+      value = memo->Get(n, r, scratch);
       break;
   }
   const HeaderMatch& m = *n.header;
@@ -207,7 +256,7 @@ class Evaluator {
       case Kind::kAny:
         return true;
       case Kind::kHeader:
-        return HeaderMatches(n, r_, scratch_);
+        return HeaderMatches(n, r_, scratch_, &memo_);
       case Kind::kUrlPath:
         return !r_.path.empty() && StringMatches(n, r_.path);
       case Kind::kDestinationIp:
@@ -240,6 +289,7 @@ class Evaluator {
   const std::vector<Node>& nodes_;
   const RequestView& r_;
   std::string* scratch_;
+  mutable HeaderMemo memo_;
 };
 
 }  // namespace

@@ -121,6 +121,9 @@ class RbacEngine {
     uint32_t end = 0;     // (a node's children are contiguous)
     // kHeader: 0 other, 1 :path, 2 :authority, 3 :method, 4 never present
     uint8_t pseudo = 0;
+    // kHeader with pseudo 0: its name's slot in the per-evaluation lookup
+    // memo (kNoSlot past kMaxHeaderSlots distinct names).
+    uint8_t header_slot = 255;
     const resources::HeaderMatch* header = nullptr;
     std::string header_name;  // lower case
     const resources::StringMatch* string_match = nullptr;
@@ -130,6 +133,10 @@ class RbacEngine {
     absl::uint128 net = 0, mask = 0;
     uint32_t port = 0;
   };
+  // Distinct header names whose lookups one Evaluate memoizes: the same
+  // name in several policies is looked up once per RPC.
+  static constexpr uint8_t kMaxHeaderSlots = 32;
+  static constexpr uint8_t kNoSlot = 255;
   struct Policy {
     const std::string* name;
     uint32_t permissions_first, permissions_end;  // root nodes

@@ -136,6 +136,22 @@ TEST(RbacEngine, Decisions) {
          r.headers.emplace("x-tag", "b");
        }),
        true, "p"},
+      {"lookups are memoized per name, but a joined value lives in scratch "
+       "until the next join: x-a is looked up again after x-b",
+       Perm(R"({"and_rules":{"rules":[
+                {"header":{"name":"x-a","exact_match":"a,b"}},
+                {"header":{"name":"x-b","exact_match":"c,d"}},
+                {"header":{"name":"x-a","exact_match":"a,b"}},
+                {"header":{"name":"x-c","exact_match":"e"}},
+                {"header":{"name":"x-c","exact_match":"e"}}]}})"),
+       With([](Request& r) {
+         r.headers.emplace("x-a", "a");
+         r.headers.emplace("x-a", "b");
+         r.headers.emplace("x-b", "c");
+         r.headers.emplace("x-b", "d");
+         r.headers.emplace("x-c", "e");
+       }),
+       true, "p"},
       {"A41: Host and :authority are one header for RBAC",
        Perm(R"({"header":{"name":"host","exact_match":"svc.example.com"}})"),
        plain, true, "p"},
