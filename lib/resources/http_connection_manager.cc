@@ -134,6 +134,16 @@ HttpConnectionManager ParseHttpConnectionManager(
     out.http_max_stream_duration = internal::ParseDuration(
         proto.common_http_protocol_options().max_stream_duration(), errors);
   }
+  // A41 §Proposal: RBAC's remote_ip is the peer address only without these
+  // (gRPC 1.51 xds_listener.cc, for client and server Listeners alike).
+  if (proto.xff_num_trusted_hops() != 0) {
+    Field field(errors, ".xff_num_trusted_hops");
+    errors->AddError("must be zero");
+  }
+  if (proto.original_ip_detection_extensions_size() != 0) {
+    Field field(errors, ".original_ip_detection_extensions");
+    errors->AddError("must be empty");
+  }
   ParseHttpFilters(proto, is_client, errors, &out);
   switch (proto.route_specifier_case()) {
     case hcm_pb::HttpConnectionManager::kRouteConfig: {

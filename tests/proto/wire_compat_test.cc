@@ -430,6 +430,23 @@ TEST(WireCompatTest, RouteConfiguration) {
 // api/envoy/extensions/filters/http/rbac/v3/rbac.proto (A41). Fields gRPC
 // does not support have rows too: if one were missing from proto/, it would
 // parse as an unknown field and the validator could not NACK it.
+// A41's HCM fields (xff_num_trusted_hops = 19,
+// original_ip_detection_extensions = 46).
+TEST(WireCompatTest, HttpConnectionManagerA41Fields) {
+  const std::vector<WireCase> cases = {
+      {"HttpConnectionManager.xff_num_trusted_hops = 19", V(19, 2),
+       Expect<hcm::HttpConnectionManager>([](hcm::HttpConnectionManager& m) {
+         m.set_xff_num_trusted_hops(2);
+       })},
+      {"HttpConnectionManager.original_ip_detection_extensions = 46",
+       L(46, L(1, "x")),
+       Expect<hcm::HttpConnectionManager>([](hcm::HttpConnectionManager& m) {
+         m.add_original_ip_detection_extensions()->set_name("x");
+       })},
+  };
+  CheckWireCases(cases);
+}
+
 TEST(WireCompatTest, Rbac) {
   const std::vector<WireCase> cases = {
       {"http RBAC.rules = 1; RBAC.action = 1 (DENY)", L(1, V(1, 1)),

@@ -208,6 +208,14 @@ TEST(ListenerTest, ClientErrors) {
            std::string(kHcmValue) +
            ".http_filters[2].name error:must be "
            "non-empty]"},
+      {"A41: xff_num_trusted_hops must be 0",
+       [](auto* h) { h->set_xff_num_trusted_hops(1); },
+       ".xff_num_trusted_hops error:must be zero]"},
+      {"A41: original_ip_detection_extensions must be empty",
+       [](auto* h) {
+         h->add_original_ip_detection_extensions()->set_name("x");
+       },
+       ".original_ip_detection_extensions error:must be empty]"},
       {"router not last",
        [](auto* h) {
          auto* f = h->add_http_filters();
@@ -933,6 +941,11 @@ TEST(ListenerTest, RbacFilter) {
            "[0] error:non-terminal filter for config type "
            "envoy.extensions.filters.http.rbac.v3.RBAC is the last filter in "
            "the chain]"},
+      {"A41: the HCM checks hold on servers too", true,
+       [&](auto* h) { h->set_xff_num_trusted_hops(2); },
+       std::string("errors validating Listener: ") +
+           "[field:filter_chains[0].filters[0].typed_config." + kHcmValue +
+           ".xff_num_trusted_hops error:must be zero]"},
       {"a config error is a NACK with its path (A39: filter config "
        "validation failures NACK the Listener)",
        true,
