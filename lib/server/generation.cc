@@ -74,7 +74,9 @@ class RouteCheckInterceptor : public grpc::experimental::Interceptor {
         };
         for (const auto& v :
              auth->FindPropertyValues("transport_security_type")) {
-          if (view(v) == "ssl") rbac.tls = true;
+          // "ssl" (SslServerCredentials) or "tls" (the TLS credentials our
+          // chains use, as gRPC's xDS credentials do).
+          if (view(v) == "ssl" || view(v) == "tls") rbac.tls = true;
         }
         for (const auto& v : auth->FindPropertyValues("peer_uri")) {
           uri_sans.push_back(view(v));

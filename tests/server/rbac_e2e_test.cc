@@ -5,13 +5,16 @@
 // connecting, then handed to grpc::CreateInsecureChannelFromFd).
 //
 // Not here yet (issue 25 item 3): the same table against
-// grpc::XdsServerBuilder, and mTLS principals.
+// grpc::XdsServerBuilder.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdlib>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -128,13 +131,15 @@ class RbacE2eTest : public ::testing::Test {
     cp_->SetSnapshot(*std::move(snapshot));
   }
 
-  void StartServer() {
+  void StartServer(std::shared_ptr<const Bootstrap> bootstrap = nullptr) {
     XdsServerBuilder builder;
     builder
         .AddListeningPort(testing::HostPort("127.0.0.1", server_port_),
                           grpc::InsecureServerCredentials())
         .RegisterService(&health_)
-        .set_bootstrap(testing::ServerBootstrap(cp_port_))
+        .set_bootstrap(bootstrap != nullptr
+                           ? bootstrap
+                           : testing::ServerBootstrap(cp_port_))
         .set_status_notifier(
             [this](const std::string& a, const absl::Status& s) {
               log_.Record(a, s);
@@ -216,6 +221,113 @@ TEST_F(RbacE2eTest, PolicyThenPerRouteOverride) {
        kOk},
   });
   EXPECT_EQ(server_->generations_started(), 1u);
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A41 authenticated.principal_name over mTLS: the client certificate's URI
+// SANs, then DNS SANs, then the subject (C-core's order), read by lib/server
+// from the call's auth context (peer_uri, peer_dns, x509_subject).
+TEST_F(RbacE2eTest, MtlsPrincipals) {
+  char tmpl[] = "/tmp/xdsfed-rbac-tls-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  const std::string script = absl::Substitute(
+      R"(set -e; cd $0
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+  -keyout ca.key -out ca.pem -subj /CN=ca -days 2 2>/dev/null
+cert() {
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+    -keyout $$1.key -out $$1.csr -subj "/CN=$$1" 2>/dev/null
+  if [ -n "$$2" ]; then printf 'subjectAltName=%s\n' "$$2" > $$1.ext;
+  else : > $$1.ext; fi
+  openssl x509 -req -in $$1.csr -CA ca.pem -CAkey ca.key -CAcreateserial \
+    -out $$1.pem -days 2 -extfile $$1.ext 2>/dev/null
+}
+cert server DNS:localhost,IP:127.0.0.1
+cert alice URI:spiffe://td/ns/a/sa/alice
+cert bob URI:spiffe://td/ns/b/sa/bob,DNS:bob.example
+cert carol URI:spiffe://td/ns/c/sa/carol
+cert dave "")",
+      dir);
+  ASSERT_EQ(std::system(script.c_str()), 0) << "openssl failed";
+  auto bootstrap = Bootstrap::Parse(
+      absl::Substitute(R"({"xds_servers":[{"server_uri":"127.0.0.1:$0",
+  "channel_creds":[{"type":"insecure"}]}],"node":{"id":"rbac-tls"},
+  "server_listener_resource_name_template":"$1",
+  "certificate_providers":{
+    "id":{"plugin_name":"file_watcher","config":{
+      "certificate_file":"$2/server.pem","private_key_file":"$2/server.key",
+      "refresh_interval":"1s"}},
+    "ca":{"plugin_name":"file_watcher","config":{
+      "ca_certificate_file":"$2/ca.pem"}}}})",
+                       cp_port_, testing::kServerTemplate, dir),
+      false);
+  ASSERT_TRUE(bootstrap.ok()) << bootstrap.status();
+  constexpr char kPrincipals[] = R"({"rules":{"action":"ALLOW","policies":{
+    "alice-uri":{"permissions":[{"any":true}],"principals":[
+      {"authenticated":{"principal_name":{"exact":"spiffe://td/ns/a/sa/alice"}}}]},
+    "bob-dns":{"permissions":[{"any":true}],"principals":[
+      {"authenticated":{"principal_name":{"exact":"bob.example"}}}]},
+    "dave-subject":{"permissions":[{"any":true}],"principals":[
+      {"authenticated":{"principal_name":{"exact":"CN=dave"}}}]}}}})";
+  const std::string listener = absl::Substitute(
+      R"("$0":{"address":{"socket_address":{"address":"127.0.0.1","port_value":$1}},
+  "default_filter_chain":{"filters":[{"name":"hcm","typed_config":$2}],
+   "transport_socket":{"name":"tls","typed_config":{
+    "@type":"type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext",
+    "require_client_certificate":true,
+    "common_tls_context":{
+      "tls_certificate_provider_instance":{"instance_name":"id"},
+      "validation_context":{"ca_certificate_provider_instance":{"instance_name":"ca"}}}}}}})",
+      testing::ServerListenerName(server_port_, "127.0.0.1"), server_port_,
+      RbacHcm("rc", kPrincipals));
+  auto snapshot = testing::MakeSnapshot(
+      1, absl::StrCat(testing::ClientListenerJson(), ",", listener),
+      absl::StrCat(testing::ClientRouteJson(), ",",
+                   R"("rc":{"virtual_hosts":[{"name":"vh","domains":["*"],
+    "routes":[{"match":{"prefix":""},"non_forwarding_action":{}}]}]})"),
+      testing::ClientClusterJson(), testing::ClientEndpointJson(server_port_));
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status();
+  cp_->SetSnapshot(*std::move(snapshot));
+  ASSERT_NO_FATAL_FAILURE(StartServer(*bootstrap));
+  const std::string target = absl::StrCat("127.0.0.1:", server_port_);
+  struct Case {
+    const char* source;
+    const char* cert;
+    grpc::StatusCode want;
+  };
+  const Case cases[] = {
+      {"A41 step 1: a URI SAN matches", "alice", grpc::StatusCode::OK},
+      {"C-core: a DNS SAN matches even with a URI SAN present", "bob",
+       grpc::StatusCode::OK},
+      {"no SAN, no subject matches: ALLOW denies", "carol",
+       grpc::StatusCode::PERMISSION_DENIED},
+      {"A41 step 3: the subject, RFC 2253", "dave", grpc::StatusCode::OK},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.source);
+    grpc::SslCredentialsOptions mtls;
+    mtls.pem_root_certs = ReadAll(dir + "/ca.pem");
+    mtls.pem_private_key = ReadAll(dir + "/" + c.cert + ".key");
+    mtls.pem_cert_chain = ReadAll(dir + "/" + c.cert + ".pem");
+    auto stub = grpc::health::v1::Health::NewStub(
+        grpc::CreateChannel(target, grpc::SslCredentials(mtls)));
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::seconds(10));
+    context.set_wait_for_ready(true);
+    grpc::health::v1::HealthCheckRequest request;
+    grpc::health::v1::HealthCheckResponse response;
+    grpc::Status status = stub->Check(&context, request, &response);
+    EXPECT_EQ(status.error_code(), c.want) << status.error_message();
+  }
+  (void)!std::system(absl::StrCat("rm -rf ", dir).c_str());
 }
 
 }  // namespace
