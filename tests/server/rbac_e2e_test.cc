@@ -4,13 +4,15 @@
 // source address is chosen (bound to 127.0.0.1 or 127.0.0.2 before
 // connecting, then handed to grpc::CreateInsecureChannelFromFd).
 //
-// Not here yet (issue 25 item 3): the same table against
-// grpc::XdsServerBuilder.
+// SameDecisionsAsGrpcXdsServerBuilder runs the request table against our
+// server and against gRPC C++ 1.51's grpc::XdsServerBuilder in the same
+// process, both fed the same Listener by the same control plane.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
@@ -22,6 +24,8 @@
 #include "absl/strings/substitute.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/create_channel_posix.h"
+#include "grpcpp/security/server_credentials.h"
+#include "grpcpp/xds_server_builder.h"
 #include "gtest/gtest.h"
 #include "lib/server/xds_server.h"
 #include "tests/server/server_test_support.h"
@@ -113,12 +117,18 @@ class RbacE2eTest : public ::testing::Test {
   // The server Listener: its default chain runs `kPolicy` then the router
   // on RDS "rc", whose one route has `route_extra` fields (e.g. a
   // typed_per_filter_config).
-  void Push(absl::string_view vhost_extra) {
-    const std::string listener = absl::Substitute(
+  static std::string PlainListener(int port) {
+    return absl::Substitute(
         R"("$0":{"address":{"socket_address":{"address":"127.0.0.1","port_value":$1}},
   "default_filter_chain":{"filters":[{"name":"hcm","typed_config":$2}]}})",
-        testing::ServerListenerName(server_port_, "127.0.0.1"), server_port_,
+        testing::ServerListenerName(port, "127.0.0.1"), port,
         RbacHcm("rc", kPolicy));
+  }
+  void Push(absl::string_view vhost_extra, int second_port = 0) {
+    std::string listener = PlainListener(server_port_);
+    if (second_port != 0) {
+      absl::StrAppend(&listener, ",", PlainListener(second_port));
+    }
     const std::string routes = absl::StrCat(
         R"("rc":{"virtual_hosts":[{"name":"vh","domains":["*"],)", vhost_extra,
         R"("routes":[{"match":{"prefix":""},"non_forwarding_action":{}}]}]})");
@@ -157,12 +167,15 @@ class RbacE2eTest : public ::testing::Test {
     std::vector<std::pair<std::string, std::string>> metadata;
     grpc::StatusCode want;
   };
-  void ExpectRows(const std::vector<Row>& rows) {
+  void ExpectRows(const std::vector<Row>& rows, int port = 0) {
     for (const Row& r : rows) {
       SCOPED_TRACE(r.source);
       std::string message;
-      EXPECT_EQ(CheckFrom(r.from, server_port_, r.metadata, &message), r.want)
+      EXPECT_EQ(CheckFrom(r.from, port != 0 ? port : server_port_, r.metadata,
+                          &message),
+                r.want)
           << message;
+      if (port != 0) continue;  // gRPC's own text differs
       if (r.want == grpc::StatusCode::PERMISSION_DENIED) {
         EXPECT_TRUE(absl::StartsWith(message, "RBAC: access denied"))
             << message;
@@ -221,6 +234,71 @@ TEST_F(RbacE2eTest, PolicyThenPerRouteOverride) {
        kOk},
   });
   EXPECT_EQ(server_->generations_started(), 1u);
+}
+
+// Issue 25 item 3: the same Listener (RBAC before the router) served by our
+// XdsServer and by gRPC C++ 1.51's grpc::XdsServerBuilder (C-core's RBAC
+// filter), the same request table, the same status codes.
+TEST_F(RbacE2eTest, SameDecisionsAsGrpcXdsServerBuilder) {
+  const int grpc_port = testing::FreePort();
+  ASSERT_NO_FATAL_FAILURE(Push("", grpc_port));
+  ASSERT_NO_FATAL_FAILURE(StartServer());
+  // gRPC reads its bootstrap from the environment (each TEST is its own
+  // process under ctest). A41's gate, for gRPCs that still have it.
+  setenv("GRPC_XDS_BOOTSTRAP_CONFIG",
+         absl::Substitute(R"({"xds_servers":[{"server_uri":"127.0.0.1:$0",
+  "channel_creds":[{"type":"insecure"}]}],"node":{"id":"grpc-xds-server"},
+  "server_listener_resource_name_template":"$1"})",
+                          cp_port_, testing::kServerTemplate)
+             .c_str(),
+         1);
+  setenv("GRPC_XDS_EXPERIMENTAL_RBAC", "true", 1);
+  health_backend::HealthService grpc_health{"grpc-xds-server"};
+  grpc::XdsServerBuilder grpc_builder;
+  std::atomic<bool> served{false};
+  class Notifier : public grpc::XdsServerServingStatusNotifierInterface {
+   public:
+    explicit Notifier(std::atomic<bool>* served) : served_(served) {}
+    void OnServingStatusUpdate(std::string,
+                               ServingStatusUpdate update) override {
+      if (update.status.ok()) served_->store(true);
+    }
+
+   private:
+    std::atomic<bool>* served_;
+  } notifier(&served);
+  grpc_builder.set_status_notifier(&notifier);
+  grpc_builder.AddListeningPort(
+      testing::HostPort("127.0.0.1", grpc_port),
+      grpc::XdsServerCredentials(grpc::InsecureServerCredentials()));
+  grpc_builder.RegisterService(&grpc_health);
+  std::unique_ptr<grpc::Server> grpc_server = grpc_builder.BuildAndStart();
+  ASSERT_NE(grpc_server, nullptr);
+  for (int i = 0; i < 400 && !served.load(); ++i) {
+    absl::SleepFor(absl::Milliseconds(25));
+  }
+  ASSERT_TRUE(served.load()) << "gRPC's server never reached SERVING";
+  const grpc::StatusCode kOk = grpc::StatusCode::OK;
+  const grpc::StatusCode kDenied = grpc::StatusCode::PERMISSION_DENIED;
+  const std::vector<Row> rows = {
+      {"allowed", "127.0.0.1", {{"x-user", "alice"}}, kOk},
+      {"wrong header value", "127.0.0.1", {{"x-user", "bob"}}, kDenied},
+      {"no header", "127.0.0.1", {}, kDenied},
+      {"A41 header values joined with ','",
+       "127.0.0.1",
+       {{"x-user", "alice"}, {"x-user", "alice"}},
+       kDenied},
+      {"from 127.0.0.2", "127.0.0.2", {{"x-user", "alice"}}, kDenied},
+  };
+  {
+    SCOPED_TRACE("lib/server");
+    ExpectRows(rows);
+  }
+  {
+    SCOPED_TRACE("grpc::XdsServerBuilder");
+    ExpectRows(rows, grpc_port);
+  }
+  grpc_server->Shutdown();
 }
 
 std::string ReadAll(const std::string& path) {
