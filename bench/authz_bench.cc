@@ -125,6 +125,52 @@ void BM_RbacEvaluate(benchmark::State& state) {
 }
 BENCHMARK(BM_RbacEvaluate)->Arg(0)->Arg(1)->Arg(2);
 
+// Issue 25 bad input: N policies of one header exact_match each; the
+// request matches none, so every policy's permission runs (the header
+// lookup is memoized: one lookup per evaluation).
+void BM_RbacEvaluateManyPolicies(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  std::string policies;
+  for (int p = 0; p < n; ++p) {
+    absl::StrAppend(
+        &policies, p ? "," : "", "\"p", p,
+        R"(":{"permissions":[{"header":{"name":"x-user","exact_match":"u)", p,
+        R"("}}],"principals":[{"any":true}]})");
+  }
+  envoy::extensions::filters::http::rbac::v3::RBAC proto;
+  if (!google::protobuf::util::JsonStringToMessage(
+           absl::StrCat(R"({"rules":{"policies":{)", policies, "}}}"), &proto)
+           .ok()) {
+    std::abort();
+  }
+  xdsfed::ValidationErrors errors;
+  auto config = xdsfed::resources::ParseRbacFilterConfig(
+      proto.SerializeAsString(), &errors);
+  auto engine = RbacEngine::Compile(config);
+  if (!errors.ok() || !engine.ok()) std::abort();
+  std::multimap<absl::string_view, absl::string_view> metadata{
+      {"x-user", "nobody"}};
+  auto lookup = [&metadata](absl::string_view name, std::string* scratch) {
+    return xdsfed::routing::JoinedHeaderValue(metadata, name, scratch);
+  };
+  RequestView view;
+  view.path = "/pkg.Svc/Method";
+  view.headers.emplace(lookup);
+  std::string scratch;
+  if ((*engine)->Evaluate(view, &scratch).allowed) {
+    state.SkipWithError("expected a denial");
+    return;
+  }
+  const int64_t allocs = xdsfed::test_support::AllocationCount();
+  for (auto _ : state) {
+    benchmark::DoNotOptimize((*engine)->Evaluate(view, &scratch));
+  }
+  state.counters["allocs_per_op"] = benchmark::Counter(
+      static_cast<double>(xdsfed::test_support::AllocationCount() - allocs) /
+      static_cast<double>(state.iterations()));
+}
+BENCHMARK(BM_RbacEvaluateManyPolicies)->Arg(100)->Arg(10000);
+
 }  // namespace
 
 BENCHMARK_MAIN();

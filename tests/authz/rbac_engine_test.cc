@@ -314,5 +314,27 @@ TEST(RbacEngine, EvaluateAllocatesNothing) {
   EXPECT_EQ(test_support::AllocationCount() - before, 0);
 }
 
+// Issue 25 bad input: 10,000 policies are validated, compiled and
+// evaluated (linear in the policies; no cap): the last policy is the one
+// that matches. bench/authz_bench BM_RbacEvaluateManyPolicies times it.
+TEST(RbacEngine, TenThousandPolicies) {
+  std::string policies;
+  for (int p = 0; p < 10000; ++p) {
+    absl::StrAppend(
+        &policies, p ? "," : "", "\"p", 10000 + p,
+        R"(":{"permissions":[{"header":{"name":"x-user","exact_match":"u)", p,
+        R"("}}],"principals":[{"any":true}]})");
+  }
+  auto engine =
+      EngineFor(absl::StrCat(R"({"rules":{"policies":{)", policies, "}}}"));
+  ASSERT_NE(engine, nullptr);
+  EXPECT_EQ(engine->num_policies(), 10000u);
+  const Decision d = Evaluate(
+      *engine, With([](Request& r) { r.headers.emplace("x-user", "u9999"); }));
+  EXPECT_TRUE(d.allowed);
+  EXPECT_EQ(d.policy, "p19999");
+  EXPECT_FALSE(Evaluate(*engine, Request()).allowed);
+}
+
 }  // namespace
 }  // namespace xdsfed::authz
