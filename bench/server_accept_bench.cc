@@ -6,7 +6,9 @@
 // chains from the embedded control plane), alternating so that both see the
 // same machine load. Counters: connections + RPC per second of each and
 // their ratio (xds / plain; >= 0.95 is the goal). BM_MaxConnectionAgeAB
-// measures what the drain design's max-age filter costs, in the same way.
+// measures what the drain design's max-age filter costs, in the same way,
+// and BM_RbacAB what an RBAC filter on the chain costs (issue 25: >= 0.95x
+// the same server without it).
 #include <atomic>
 #include <chrono>
 #include <memory>
@@ -30,7 +32,21 @@ namespace {
 
 // The shared harness's shape: K-1 chains on 10.a.b.0/24 sources and the
 // last on 127.0.0.1/32, all routing to `route` (RDS).
-std::string Listener(int port, int k) {
+// An HCM with an RBAC filter (ALLOW: one policy any/any, so every RPC is
+// evaluated and passes) before the router, on RDS `route`.
+std::string RbacHcm(absl::string_view route) {
+  return absl::Substitute(
+      R"({"@type":"type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
+  "rds":{"config_source":{"ads":{}},"route_config_name":"$0"},
+  "http_filters":[
+    {"name":"rbac","typed_config":{"@type":"type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBAC",
+      "rules":{"policies":{"all":{"permissions":[{"any":true}],"principals":[{"any":true}]}}}}},
+    {"name":"router","typed_config":{
+      "@type":"type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"}}]})",
+      route);
+}
+
+std::string Listener(int port, int k, bool rbac = false) {
   std::string chains;
   auto chain = [&](absl::string_view ip, int len) {
     if (!chains.empty()) chains += ",";
@@ -39,7 +55,7 @@ std::string Listener(int port, int k) {
         absl::Substitute(
             R"({"filter_chain_match":{"source_prefix_ranges":[{"address_prefix":"$0","prefix_len":$1}]},
   "filters":[{"name":"hcm","typed_config":$2}]})",
-            ip, len, testing::Hcm("r")));
+            ip, len, rbac ? RbacHcm("r") : testing::Hcm("r")));
   };
   for (int i = 0; i < k - 1; ++i) {
     chain(absl::StrCat("10.", (i >> 8) & 255, ".", i & 255, ".0"), 24);
@@ -64,8 +80,11 @@ bool OneRpcOnANewConnection(const std::string& target, int unique) {
 // connection age asked for; default one with the builder's default age)
 // serving one service.
 struct Servers {
-  bool Start(int k, std::vector<std::optional<absl::Duration>> max_ages = {
-                        std::nullopt});
+  // rbac[i]: XdsServer i's chains run an RBAC filter (default: none).
+  bool Start(
+      int k,
+      std::vector<std::optional<absl::Duration>> max_ages = {std::nullopt},
+      std::vector<bool> rbac = {});
   ~Servers() {
     for (auto& x : xds) x->Shutdown();
     if (plain != nullptr) plain->Shutdown(std::chrono::system_clock::now());
@@ -81,8 +100,9 @@ struct Servers {
   std::string xds_target;  // xds_targets[0]
 };
 
-bool Servers::Start(int k,
-                    std::vector<std::optional<absl::Duration>> max_ages) {
+bool Servers::Start(int k, std::vector<std::optional<absl::Duration>> max_ages,
+                    std::vector<bool> rbac) {
+  rbac.resize(max_ages.size(), false);
   grpc::ServerBuilder plain_builder;
   int plain_port = 0;
   plain_builder.AddListeningPort(
@@ -99,7 +119,7 @@ bool Servers::Start(int k,
   for (size_t i = 0; i < max_ages.size(); ++i) {
     ports.push_back(testing::FreePort());
     if (!listeners.empty()) listeners += ",";
-    listeners += Listener(ports.back(), k);
+    listeners += Listener(ports.back(), k, rbac[i]);
   }
   auto snapshot =
       testing::MakeSnapshot(1, listeners, testing::ServerRouteJson("r"));
@@ -261,6 +281,38 @@ BENCHMARK(BM_MaxConnectionAgeAB)
     ->Iterations(9)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
+
+// Issue 25: new connection + 1 RPC on an XdsServer whose chain runs an
+// RBAC filter (every RPC evaluated, allowed) against the same server
+// without it, alternating. rbac_vs_none >= 0.95 is the goal.
+void BM_RbacAB(benchmark::State& state) {
+  Servers servers;
+  if (!servers.Start(static_cast<int>(state.range(0)),
+                     {std::nullopt, std::nullopt}, {false, true})) {
+    state.SkipWithError("setup failed");
+    return;
+  }
+  int unique = 0;
+  absl::Duration none_time, rbac_time;
+  int64_t failed = 0;
+  for (auto _ : state) {
+    absl::Time t0 = absl::Now();
+    failed += !OneRpcOnANewConnection(servers.xds_targets[0], ++unique);
+    absl::Time t1 = absl::Now();
+    failed += !OneRpcOnANewConnection(servers.xds_targets[1], ++unique);
+    absl::Time t2 = absl::Now();
+    none_time += t1 - t0;
+    rbac_time += t2 - t1;
+  }
+  const double n = static_cast<double>(state.iterations());
+  state.counters["none_per_s"] = n / absl::ToDoubleSeconds(none_time);
+  state.counters["rbac_per_s"] = n / absl::ToDoubleSeconds(rbac_time);
+  state.counters["rbac_vs_none"] =
+      absl::ToDoubleSeconds(none_time) / absl::ToDoubleSeconds(rbac_time);
+  state.counters["failed"] = static_cast<double>(failed);
+}
+BENCHMARK(BM_RbacAB)->Arg(1)->MinTime(3)->UseRealTime()->Unit(
+    benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace xdsfed::server
