@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/cluster/dns_resolver.h"
+#include "lib/transport/grpc_lifetime.h"
 
 namespace xdsfed {
 namespace channel {
@@ -113,6 +114,8 @@ class GrpcEndpointFactory::Handle : public Endpoint {
 
 GrpcEndpointFactory::GrpcEndpointFactory(Options options)
     : options_(std::move(options)) {
+  // An endpoint's channel may be released inside a call's callback.
+  transport::HoldGrpcCallbackQueueForProcessLife();
   thread_ = std::thread([this] { Run(); });
 }
 

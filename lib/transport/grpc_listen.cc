@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "grpcpp/grpcpp.h"
+#include "lib/transport/grpc_lifetime.h"
 
 namespace xdsfed::transport {
 namespace {
@@ -91,6 +92,7 @@ absl::StatusOr<std::unique_ptr<grpc::Server>> BuildAndStartListening(
     grpc::ServerBuilder& builder, const std::string& address,
     std::shared_ptr<grpc::ServerCredentials> credentials,
     const ListenOptions& options, int* selected_port) {
+  HoldGrpcCallbackQueueForProcessLife();
   int port = 0;
   builder.AddListeningPort(address, std::move(credentials), &port);
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT,

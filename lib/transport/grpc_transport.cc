@@ -42,6 +42,7 @@
 #include "grpcpp/security/tls_certificate_provider.h"
 #include "grpcpp/security/tls_credentials_options.h"
 #include "lib/base/mutex.h"
+#include "lib/transport/grpc_lifetime.h"
 #include "lib/transport/tls_diagnosis.h"
 
 namespace xdsfed::transport {
@@ -598,6 +599,7 @@ GrpcXdsTransportFactory::Create(
   absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> creds =
       CreateChannelCredentials(server);
   if (!creds.ok()) return creds.status();
+  HoldGrpcCallbackQueueForProcessLife();
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(options_.max_receive_message_bytes);
   args.SetInt(

@@ -26,6 +26,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "lib/json/json_reader.h"
+#include "lib/transport/grpc_lifetime.h"
 
 namespace xdsfed::transport {
 namespace {
@@ -409,6 +410,14 @@ TEST(GrpcTransportTest, ServerDownCallWaitsForReady) {
   std::sort(events.begin(), events.end());
   EXPECT_EQ(events, (std::vector<std::string>{"recv:hello", "sent:1"}));
   EXPECT_EQ(recorder->NumStatuses(), 0u);
+}
+
+// grpc_lifetime.h: the idle server that holds gRPC's callback queue starts
+// (without it a channel released inside a reaction could end the queue on
+// its own thread: the double free in grpc_cq_internal_unref).
+TEST(GrpcLifetimeTest, CallbackQueueHeld) {
+  EXPECT_TRUE(HoldGrpcCallbackQueueForProcessLife());
+  EXPECT_TRUE(HoldGrpcCallbackQueueForProcessLife());  // idempotent
 }
 
 // Issue 29 item 1: a channel that is already in TRANSIENT_FAILURE when the
