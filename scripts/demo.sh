@@ -10,5 +10,7 @@
 # to stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh >&2
+# Only the CLI is built here (not the tests, benches and fuzzers);
+# scripts/test.sh builds the rest in the same build/.
+BUILD_TARGETS=xdsfed_cli scripts/setup.sh >&2
 exec build/bin/xdsfed demo

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages xdsfed needs (only those missing) and
 # configures + builds the main tree in build/ (gcc, RelWithDebInfo).
-# Usage: scripts/setup.sh [extra cmake -D options...]
+# Usage: [BUILD_TARGETS="t1 t2"] scripts/setup.sh [extra cmake -D options...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,4 +30,6 @@ fi
 
 JOBS="${JOBS:-2}"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
-cmake --build build -j "$JOBS"
+# BUILD_TARGETS: only these (scripts/demo.sh needs the CLI alone); default all.
+# shellcheck disable=SC2086
+cmake --build build -j "$JOBS" ${BUILD_TARGETS:+--target $BUILD_TARGETS}

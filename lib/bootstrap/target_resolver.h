@@ -2,13 +2,14 @@
 // on, into the Listener resource to watch and the xDS servers to ask, exactly
 // as gRFC A47 §xds Resolver Changes and §xDS-Enabled gRPC Server Changes say.
 //
-//   auto r = ResolveXdsTarget(*bootstrap,
-//   "xds://xds.other.com/server.other.com"); r->listener_resource_name;  //
-//   xdstp://xds.other.com/envoy.config.listener
-//                               //   .v3.Listener/server.other.com
+// clang-format off
+//   auto r = ResolveXdsTarget(*bootstrap, "xds://xds.other.com/server.other.com");
+//   r->listener_resource_name;
+//       // "xdstp://xds.other.com/envoy.config.listener.v3.Listener/server.other.com"
 //   r->authority;               // "xds.other.com"
 //   r->xds_servers;             // the authority's own servers
 //   r->data_plane_authority;    // "server.other.com"
+// clang-format on
 #ifndef XDSFED_LIB_BOOTSTRAP_TARGET_RESOLVER_H_
 #define XDSFED_LIB_BOOTSTRAP_TARGET_RESOLVER_H_
 

@@ -2,17 +2,18 @@
 // to the context's deadline for a connecting priority), call on the
 // endpoint's cached stub, Finish the tracker with the call's status.
 //
+// clang-format off
 //   helloworld::HelloReply reply;
 //   grpc::ClientContext ctx;
-//   grpc::Status s = xdsfed::channel::Unary(*ch,
-//   "/helloworld.Greeter/SayHello",
-//       &Greeter::Stub::SayHello, &ctx, request, &reply);
+//   grpc::Status s = xdsfed::channel::Unary(*ch, "/helloworld.Greeter/SayHello",
+//                                           &Greeter::Stub::SayHello, &ctx,
+//                                           request, &reply);
 //
 //   // callback API (generated Stub::async):
-//   xdsfed::channel::UnaryCallback<Greeter::Stub>(*ch,
-//   "/helloworld.Greeter/SayHello",
-//       &Greeter::Stub::async::SayHello, &ctx, &request, &reply,
-//       [](grpc::Status s) { ... });
+//   xdsfed::channel::UnaryCallback<Greeter::Stub>(
+//       *ch, "/helloworld.Greeter/SayHello", &Greeter::Stub::async::SayHello,
+//       &ctx, &request, &reply, [](grpc::Status s) { ... });
+// clang-format on
 //
 //   // streaming: pick, then use the endpoint's stub; Finish when it ends.
 //   PickResult pick = ch->Pick({"/routeguide.RouteGuide/RouteChat", {}});

@@ -15,9 +15,11 @@
 //   }
 //
 // Or with a generated stub, one line (unary.h):
-//   grpc::Status s = xdsfed::channel::Unary(**ch,
-//   "/helloworld.Greeter/SayHello",
-//       &Greeter::Stub::SayHello, &ctx, request, &reply);
+// clang-format off
+//   grpc::Status s = xdsfed::channel::Unary(**ch, "/helloworld.Greeter/SayHello",
+//                                           &Greeter::Stub::SayHello, &ctx,
+//                                           request, &reply);
+// clang-format on
 #ifndef XDSFED_LIB_CHANNEL_XDS_CHANNEL_H_
 #define XDSFED_LIB_CHANNEL_XDS_CHANNEL_H_
 

@@ -19,8 +19,8 @@
 //   PriorityChildNamer namer;  // one per mechanism, kept across updates
 //   namer.Update(eds_update);  // priorities [{a,b}, {c}]  -> numbers 0, 1
 //   namer.Update(next);        // priorities [{c}, {a}]    -> numbers 1, 0
-//   PriorityChildName("B", namer.numbers()[0]);  // "{cluster=B,
-//   child_number=1}"
+//   PriorityChildName("B", namer.numbers()[0]);
+//       // "{cluster=B, child_number=1}"
 #ifndef XDSFED_LIB_CLUSTER_PRIORITY_CHILD_NAMES_H_
 #define XDSFED_LIB_CLUSTER_PRIORITY_CHILD_NAMES_H_
 

@@ -3,8 +3,8 @@
 // server's listening address. Bootstrap-based resolution is in lib/bootstrap.
 //
 //   auto t = ParseXdsTarget("xds://xds.authority.com/server.example.com");
-//   // t->authority == "xds.authority.com", t->hostname ==
-//   "server.example.com",
+//   // t->authority == "xds.authority.com",
+//   // t->hostname == "server.example.com",
 //   // t->data_plane_authority == "server.example.com"
 //   auto a = FormatListeningAddress("[::1]:8080");  // "[::1]:8080"
 #ifndef XDSFED_LIB_NAME_XDS_TARGET_H_

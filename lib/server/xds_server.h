@@ -1,14 +1,14 @@
 // An xDS-enabled gRPC server (gRFC A36) on grpc++'s public API, built like a
 // grpc::ServerBuilder:
 //
+// clang-format off
 //   xdsfed::server::XdsServerBuilder builder;
-//   builder.AddListeningPort("0.0.0.0:50051",
-//   grpc::InsecureServerCredentials()); builder.RegisterService(&my_service);
-//   // sync or callback builder.set_status_notifier([](const std::string&
-//   address,
-//                                  const absl::Status& status) { ... });
-//   absl::StatusOr<std::unique_ptr<XdsServer>> server =
-//   builder.BuildAndStart();
+//   builder.AddListeningPort("0.0.0.0:50051", grpc::InsecureServerCredentials());
+//   builder.RegisterService(&my_service);  // sync or callback
+//   builder.set_status_notifier(
+//       [](const std::string& address, const absl::Status& status) { ... });
+//   absl::StatusOr<std::unique_ptr<XdsServer>> server = builder.BuildAndStart();
+// clang-format on
 //
 // How it works (README "xDS-enabled server"):
 // - The server owns its listening socket and accept loop. It listens at
