@@ -155,53 +155,13 @@ HeaderMatch ParseRbacHeader(const route_pb::HeaderMatcher& proto,
     Field field(errors, ".treat_missing_header_as_empty");
     errors->AddError("not supported");
   }
-  auto string_match = [&out](StringMatch::Type type, const std::string& v) {
-    out.type = HeaderMatch::Type::kString;
-    out.string_match.type = type;
-    out.string_match.value = v;
-  };
-  switch (proto.header_match_specifier_case()) {
-    case H::kExactMatch:
-      string_match(StringMatch::Type::kExact, proto.exact_match());
-      break;
-    case H::kSafeRegexMatch:
-      string_match(StringMatch::Type::kSafeRegex,
-                   proto.safe_regex_match().regex());
-      internal::CompileStringMatchRegex(&out.string_match,
-                                        ".safe_regex_match.regex", errors);
-      break;
-    case H::kPrefixMatch:
-      string_match(StringMatch::Type::kPrefix, proto.prefix_match());
-      break;
-    case H::kSuffixMatch:
-      string_match(StringMatch::Type::kSuffix, proto.suffix_match());
-      break;
-    case H::kContainsMatch:
-      string_match(StringMatch::Type::kContains, proto.contains_match());
-      break;
-    case H::kRangeMatch:
-      out.type = HeaderMatch::Type::kRange;
-      out.range_start = proto.range_match().start();
-      out.range_end = proto.range_match().end();
-      if (out.range_end < out.range_start) {
-        Field field(errors, ".range_match");
-        errors->AddError("end cannot be smaller than start");
-      }
-      break;
-    case H::kPresentMatch:
-      out.type = HeaderMatch::Type::kPresent;
-      out.present_match = proto.present_match();
-      break;
-    case H::kStringMatch: {
-      Field field(errors, ".string_match");
-      errors->AddError("not supported in RBAC header matchers");
-      break;
-    }
-    case H::HEADER_MATCH_SPECIFIER_NOT_SET:
-      errors->AddError("invalid header matcher: no header_match_specifier set");
-      break;
+  if (proto.header_match_specifier_case() == H::kStringMatch) {
+    Field field(errors, ".string_match");
+    errors->AddError("not supported in RBAC header matchers");
+    return out;
   }
-  return out;
+  // Every other specifier as a route's header matcher reads it.
+  return internal::ParseHeaderMatcherProto(proto, errors);
 }
 
 StringMatch ParsePathMatcher(const envoy::type::matcher::v3::PathMatcher& proto,

@@ -750,9 +750,9 @@ StringMatch ParseStringMatcherProto(
   return ParseStringMatcher(proto, errors);
 }
 
-void CompileStringMatchRegex(StringMatch* m, absl::string_view field,
-                             ValidationErrors* errors) {
-  CompileRegexOf(m, field, errors);
+HeaderMatch ParseHeaderMatcherProto(const route_pb::HeaderMatcher& proto,
+                                    ValidationErrors* errors) {
+  return ParseHeaderMatcher(proto, errors);
 }
 
 }  // namespace internal

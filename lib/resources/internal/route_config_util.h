@@ -19,6 +19,9 @@
 #include "lib/resources/route_config.h"
 
 namespace envoy {
+namespace config::route::v3 {
+class HeaderMatcher;
+}  // namespace config::route::v3
 namespace type {
 namespace matcher {
 namespace v3 {
@@ -56,10 +59,11 @@ StringMatch ParseStringMatcherProto(
     const envoy::type::matcher::v3::StringMatcher& proto,
     ValidationErrors* errors);
 
-// For a kSafeRegex match: compiles m->value into m->regex, or adds RE2's
-// reason at the current path + `field`.
-void CompileStringMatchRegex(StringMatch* m, absl::string_view field,
-                             ValidationErrors* errors);
+// The HeaderMatcher validator of route_config.cc (every specifier,
+// string_match included; RE2 compiled), shared with the RBAC validator.
+HeaderMatch ParseHeaderMatcherProto(
+    const envoy::config::route::v3::HeaderMatcher& proto,
+    ValidationErrors* errors);
 
 // Validates a typed_per_filter_config map as gRPC does for the filters we
 // support: the router accepts no override; an RBACPerRoute (A41) is
