@@ -103,7 +103,13 @@ class XdsClient {
  public:
   struct Options {
     // A47 / C-core: a subscribed resource not received this long after the
-    // request naming it was sent is reported as not existing.
+    // request naming it was sent is reported as not existing. A57 §Handling
+    // Resources That Do Not Exist: "sent" is the send's completion, which
+    // on a wait-for-ready stream (lib/transport) comes only once the stream
+    // is on a connected transport, so an unreachable server never makes a
+    // resource not exist (tests: A57FailureModesTable, e2e
+    // UnreachableServerNeverMakesResourcesNotExist). The timer runs again
+    // on each new stream, for resources not cached.
     absl::Duration does_not_exist_timeout = absl::Seconds(15);
     // ADS stream reconnect backoff (C-core 1.51 values by default).
     BackoffOptions backoff;

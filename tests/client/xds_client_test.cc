@@ -4,6 +4,7 @@
 // src/core/ext/xds/xds_client.cc / xds_api.cc for ADS behaviour.
 #include "lib/client/xds_client.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -724,6 +725,116 @@ TEST(XdsClientTest, NoDoesNotExistTimerWhenCached) {
   ASSERT_EQ(h.factory->call_count(), 2u);
   h.timers->Advance(absl::Seconds(100));
   EXPECT_THAT(w->events(), ElementsAre("changed:x"));
+}
+
+// --- A57: XdsClient failure modes, one row per rule ---
+
+// The events' kinds only ("error", "does_not_exist", "changed:<value>").
+std::vector<std::string> EventKinds(const std::vector<std::string>& events) {
+  std::vector<std::string> kinds;
+  for (const std::string& e : events) {
+    kinds.push_back(absl::StartsWith(e, "error:") ? "error" : e);
+  }
+  return kinds;
+}
+
+TEST(XdsClientTest, A57FailureModesTable) {
+  struct Case {
+    const char* rule;  // the A57 section the row checks
+    // Drives one client whose ADS sends complete only when the row says
+    // so (hold_sends); one watch of listener "l1" is open.
+    std::function<void(Harness&)> run;
+    std::vector<std::string> want;
+    // The delay of the last timer armed (a retry, in the rows that check
+    // it).
+    std::optional<absl::Duration> want_last_retry;
+  };
+  auto ads = [](Harness& h) {
+    return h.factory->Call(h.factory->call_count() - 1);
+  };
+  const Case kCases[] = {
+      {"§Handling Resources That Do Not Exist: a request queued on a stream "
+       "that is not connected starts no timer",
+       [](Harness& h) { h.timers->Advance(absl::Seconds(60)); },
+       {}},
+      {"§Handling Resources That Do Not Exist: 15 s after the send "
+       "completed",
+       [&](Harness& h) {
+         ads(h)->CompleteSends();
+         h.timers->Advance(absl::Seconds(14.9));
+         h.timers->Advance(absl::Seconds(0.1));
+       },
+       {"does_not_exist"}},
+      {"§Handling Connectivity Failure: TRANSIENT_FAILURE is an error to "
+       "the watchers, and an unreachable server never makes a resource "
+       "not exist",
+       [](Harness& h) {
+         h.factory->transport(0)->on_failure(absl::UnavailableError("down"));
+         h.timers->Advance(absl::Seconds(60));
+         h.factory->transport(0)->on_failure(absl::UnavailableError("down"));
+         h.timers->Advance(absl::Seconds(60));
+       },
+       {"error", "error"}},
+      {"§Handling ADS Stream Termination: closed before any response is a "
+       "connectivity error; the timer of the failed stream is cancelled and "
+       "runs again from the send on the next stream",
+       [&](Harness& h) {
+         ads(h)->CompleteSends();
+         h.timers->Advance(absl::Seconds(10));
+         ads(h)->Fail(absl::UnavailableError("reset"));
+         h.timers->Advance(absl::Seconds(1));   // backoff: the next stream
+         h.timers->Advance(absl::Seconds(30));  // its send is not complete
+         ads(h)->CompleteSends();
+         h.timers->Advance(absl::Seconds(14.9));
+         h.timers->Advance(absl::Seconds(0.1));
+       },
+       {"error", "does_not_exist"}},
+      {"§Handling ADS Stream Termination: backoff grows while streams end "
+       "without a response",
+       [&](Harness& h) {
+         ads(h)->Fail(absl::UnavailableError("a"));
+         h.timers->Advance(absl::Seconds(1));
+         ads(h)->Fail(absl::UnavailableError("b"));
+       },
+       {"error", "error"},
+       absl::Seconds(1.6)},
+      {"§Handling ADS Stream Termination: closed after a response is not an "
+       "error, and the backoff is reset",
+       [&](Harness& h) {
+         ads(h)->Fail(absl::UnavailableError("a"));
+         h.timers->Advance(absl::Seconds(1));
+         ads(h)->Fail(absl::UnavailableError("b"));
+         h.timers->Advance(absl::Seconds(1.6));
+         ads(h)->CompleteSends();
+         ads(h)->Respond(MakeResponse(kLdsUrl, "v1", "n1", {{"l1", "x"}}));
+         ads(h)->Fail(absl::UnavailableError("max connection age"));
+       },
+       {"error", "error", "changed:x"},
+       absl::Seconds(1)},
+      {"§Handling Resources That Do Not Exist: after a restart, a cached "
+       "resource gets no timer",
+       [&](Harness& h) {
+         ads(h)->CompleteSends();
+         ads(h)->Respond(MakeResponse(kLdsUrl, "v1", "n1", {{"l1", "x"}}));
+         ads(h)->Fail(absl::UnavailableError("gone"));
+         h.timers->Advance(absl::Seconds(1));
+         ads(h)->CompleteSends();
+         h.timers->Advance(absl::Seconds(100));
+       },
+       {"changed:x"}},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.rule);
+    Harness h;
+    h.factory->set_hold_sends(true);
+    auto w = h.Watch(FakeListenerType(), "l1");
+    c.run(h);
+    EXPECT_EQ(EventKinds(w->events()), c.want);
+    if (c.want_last_retry.has_value()) {
+      ASSERT_FALSE(h.timers->delays().empty());
+      EXPECT_EQ(h.timers->delays().back(), *c.want_last_retry);
+    }
+  }
 }
 
 // --- Stream failure, reconnect, backoff ---

@@ -939,5 +939,56 @@ TEST(XdsClientE2eTest, XdstpParamOrderIsNormalized) {
   EXPECT_EQ(NamesIn(cp.server->RequestLog(), kCdsType), want);
 }
 
+// A57 §Handling Resources That Do Not Exist: the does-not-exist timer
+// starts only once the request naming the resource went out on a connected
+// stream. Our ADS calls are wait-for-ready (A57 §Connectivity Status
+// Information via Connectivity State Notification), so while the server is
+// unreachable the request waits in gRPC and its send never completes: over
+// 12 does-not-exist timeouts the watchers hear connectivity errors
+// (§Handling Connectivity Failure) and nothing ever "does not exist". Once
+// the server is up, the resource it lacks times out and the others arrive.
+TEST(XdsClientE2eTest, UnreachableServerNeverMakesResourcesNotExist) {
+  // A port nobody listens on: a control plane bound it, then went away.
+  int port = 0;
+  {
+    Cp probe = StartCp(MakeSnapshot("0", {}));
+    ASSERT_NE(probe.server, nullptr);
+    port = probe.port;
+    probe.server->Shutdown();
+  }
+  auto client = MakeClient(MakeBootstrap(ServerJson(port)));
+  ASSERT_NE(client, nullptr);
+  Watch present = StartWatch(*client, Lds(), "listener-present");
+  Watch missing = StartWatch(*client, Cds(), "cluster-missing");
+  for (const Watch* w : {&present, &missing}) {
+    ASSERT_TRUE(w->watcher->WaitForCount(Kind::kError, 1, kRestartWait));
+    const std::optional<Event> error = w->watcher->Last(Kind::kError);
+    ASSERT_TRUE(error.has_value());
+    EXPECT_EQ(error->status.code(), absl::StatusCode::kUnavailable)
+        << error->status;
+    EXPECT_NE(error->status.message().find(absl::StrCat("127.0.0.1:", port)),
+              absl::string_view::npos)
+        << error->status;
+  }
+  absl::SleepFor(12 * kDoesNotExistTimeout);
+  for (const Watch* w : {&present, &missing}) {
+    EXPECT_EQ(w->watcher->count(Kind::kDoesNotExist), 0u);
+    EXPECT_EQ(w->watcher->count(Kind::kChanged), 0u);
+  }
+  EXPECT_EQ(DumpEntry(*client, "cluster-missing")["client_status"].asString(),
+            "REQUESTED");
+
+  Cp cp = StartCp(MakeSnapshot("1", {Listener("listener-present", "r1")}),
+                  false, port);
+  ASSERT_NE(cp.server, nullptr);
+  ASSERT_EQ(cp.port, port);
+  EXPECT_TRUE(
+      present.watcher->WaitForValue("name", "listener-present", kRestartWait));
+  EXPECT_TRUE(missing.watcher->WaitForCount(Kind::kDoesNotExist, 1, kWait));
+  EXPECT_EQ(present.watcher->count(Kind::kDoesNotExist), 0u);
+  client->CancelWatch(present.id);
+  client->CancelWatch(missing.id);
+}
+
 }  // namespace
 }  // namespace xdsfed
