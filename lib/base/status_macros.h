@@ -2,8 +2,9 @@
 //
 // abseil 20220623 (Debian 12) has no ABSL_RETURN_IF_ERROR, so we keep our own:
 // clang-format off
-//   XDSFED_RETURN_IF_ERROR(CheckAuthorities(raw));
-//   XDSFED_ASSIGN_OR_RETURN(schema::Bootstrap raw, schema::ParseBootstrap(json));
+//   XDSFED_ASSIGN_OR_RETURN(std::shared_ptr<const Bootstrap> bootstrap,
+//                           Bootstrap::FromEnv(FederationEnabledFromEnv()));
+//   XDSFED_RETURN_IF_ERROR(ResolveXdsTarget(*bootstrap, "xds:///svc").status());
 // clang-format on
 #ifndef XDSFED_LIB_BASE_STATUS_MACROS_H_
 #define XDSFED_LIB_BASE_STATUS_MACROS_H_

@@ -2,9 +2,11 @@
 // (grpc::GenericStub, cached per endpoint), reporting where the pick went:
 // what `xdsfed call` prints per RPC.
 //
+// clang-format off
 //   GenericCallResult r = GenericUnary(*ch, "/grpc.health.v1.Health/Check",
 //                                      "", absl::Now() + absl::Seconds(1));
-//   r.status; r.endpoint; r.cluster; r.header("x-backend-id");
+//   // r.status, r.endpoint, r.cluster, r.header("x-backend-id")
+// clang-format on
 #ifndef XDSFED_LIB_CHANNEL_GENERIC_CALL_H_
 #define XDSFED_LIB_CHANNEL_GENERIC_CALL_H_
 

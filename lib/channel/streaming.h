@@ -3,18 +3,23 @@
 // open the stream on the endpoint's cached stub, and account the call once
 // with its final status.
 //
+// clang-format off
 //   grpc::ClientContext ctx;
 //   auto reader = xdsfed::channel::ServerStreaming(*ch,
 //       "/routeguide.RouteGuide/ListFeatures",
 //       &RouteGuide::Stub::ListFeatures, &ctx, rect);
 //   Feature f;
-//   while (reader.Read(&f)) ...;
+//   while (reader.Read(&f)) { /* use f */ }
 //   grpc::Status s = reader.Finish();   // the pick's status if it failed
 //
-//   auto writer = ClientStreaming(*ch, path, &RouteGuide::Stub::RecordRoute,
-//                                 &ctx, &summary);   // Write, WritesDone
-//   auto stream = BidiStreaming(*ch, path, &RouteGuide::Stub::RouteChat,
-//                               &ctx);              // Read, Write, ...
+//   grpc::ClientContext ctx2, ctx3;
+//   auto writer = ClientStreaming(*ch, "/routeguide.RouteGuide/RecordRoute",
+//                                 &RouteGuide::Stub::RecordRoute, &ctx2,
+//                                 &summary);   // Write, WritesDone, Finish
+//   auto stream = BidiStreaming(*ch, "/routeguide.RouteGuide/RouteChat",
+//                               &RouteGuide::Stub::RouteChat,
+//                               &ctx3);        // Read, Write, ..., Finish
+// clang-format on
 //
 // The route's max_stream_duration caps the context's deadline (gRFC A31),
 // as for unary calls.

@@ -2,15 +2,18 @@
 // the pick waits without blocking a thread (PickAsync), then binds the
 // reactor on the endpoint's cached stub and starts the call.
 //
+// clang-format off
 //   class Reader : public TrackedReactor<grpc::ClientReadReactor<Feature>> {
 //     void OnStart() override { StartRead(&feature_); }  // first ops here
 //     void OnReadDone(bool ok) override { if (ok) StartRead(&feature_); }
-//     void OnFinished(const grpc::Status& s) override { ...; delete this; }
+//     void OnFinished(const grpc::Status& s) override { delete this; }
 //     Feature feature_;
 //   };
+//   grpc::ClientContext ctx;  // must outlive the call
 //   ServerStreamingCallback<RouteGuide::Stub>(*ch,
 //       "/routeguide.RouteGuide/ListFeatures",
 //       &RouteGuide::Stub::async::ListFeatures, &ctx, &rect, new Reader);
+// clang-format on
 //
 // grpc++ 1.51 reactors dereference their stream in StartRead / StartWrite,
 // which exists only once the stub has bound the reactor -- here, after the

@@ -9,16 +9,23 @@
 //                                           &Greeter::Stub::SayHello, &ctx,
 //                                           request, &reply);
 //
-//   // callback API (generated Stub::async):
+//   // callback API (generated Stub::async); ctx, request and reply must
+//   // outlive the call:
 //   xdsfed::channel::UnaryCallback<Greeter::Stub>(
 //       *ch, "/helloworld.Greeter/SayHello", &Greeter::Stub::async::SayHello,
-//       &ctx, &request, &reply, [](grpc::Status s) { ... });
+//       &ctx, &request, &reply, [](grpc::Status s) { /* done */ });
 // clang-format on
 //
-//   // streaming: pick, then use the endpoint's stub; Finish when it ends.
+// clang-format off
+//   // By hand: pick, then use the endpoint's cached stub; Finish the
+//   // tracker once the call has ended.
+//   grpc::ClientContext ctx;
 //   PickResult pick = ch->Pick({"/routeguide.RouteGuide/RouteChat", {}});
+//   if (!pick.status.ok()) return pick.status;
 //   auto stream = StubFor<RouteGuide::Stub>(pick).RouteChat(&ctx);
-//   ...; pick.tracker.Finish(stream->Finish().ok());
+//   stream->WritesDone();
+//   pick.tracker.Finish(stream->Finish().ok());
+// clang-format on
 //
 // The method path is given because routing needs it before any stub is
 // chosen and generated stubs do not expose it; header matchers see

@@ -6,20 +6,31 @@
 // endpoint -- then runs on that endpoint's grpc::Channel, kept across picks,
 // whose :authority is the target's data-plane authority (A47).
 //
-//   auto ch = XdsChannel::Create(bootstrap, "xds:///svc", {});
-//   PickResult pick = (*ch)->Pick({"/grpc.health.v1.Health/Check", {}},
+// clang-format off
+//   absl::StatusOr<std::unique_ptr<XdsChannel>> ch =
+//       XdsChannel::Create(bootstrap, "xds:///svc", {});
+//   if (!ch.ok()) return ch.status();
+//   PickResult pick = (*ch)->Pick({"/helloworld.Greeter/SayHello", {}},
 //                                 absl::Now() + absl::Seconds(1));
 //   if (pick.status.ok()) {
-//     grpc::Status s = CallOn(pick.endpoint->channel());
-//     pick.tracker.Finish(s.ok());
+//     grpc::ClientContext ctx;
+//     helloworld::HelloReply reply;
+//     grpc::Status s = Greeter::NewStub(pick.endpoint->channel())
+//                          ->SayHello(&ctx, request, &reply);
+//     pick.tracker.Finish(s.ok());  // circuit breaker and load report
 //   }
+// clang-format on
 //
 // Or with a generated stub, one line (unary.h):
 // clang-format off
-//   grpc::Status s = xdsfed::channel::Unary(**ch, "/helloworld.Greeter/SayHello",
+//   grpc::ClientContext ctx;
+//   helloworld::HelloReply reply;
+//   grpc::Status s = xdsfed::channel::Unary(*ch, "/helloworld.Greeter/SayHello",
 //                                           &Greeter::Stub::SayHello, &ctx,
 //                                           request, &reply);
 // clang-format on
+//
+// docs/channel.md is the guide (targets, deadlines, metadata, streaming).
 #ifndef XDSFED_LIB_CHANNEL_XDS_CHANNEL_H_
 #define XDSFED_LIB_CHANNEL_XDS_CHANNEL_H_
 

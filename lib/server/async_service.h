@@ -3,18 +3,38 @@
 // Listener generation (xds_server.h), so the user gives a factory called
 // once per generation.
 //
+// clang-format off
+//   // snippet: file
 //   class MyAsync : public xdsfed::server::AsyncServiceInstance {
+//    public:
 //     grpc::Service* service() override { return &service_; }
 //     void Start(grpc::ServerCompletionQueue* cq) override {
 //       cq_ = cq;  // request the first calls, then poll cq_ on a thread
-//       poller_ = std::thread([this] { Poll(); });  // Next() until false
+//       poller_ = std::thread([this] { Poll(); });
 //     }
-//     void Stop() override { lock; stopping_ = true; }  // no new Request*
+//     void Stop() override {  // no new Request* / Finish from now on
+//       std::lock_guard<std::mutex> lock(mu_);
+//       stopping_ = true;
+//     }
 //     void Join() override { poller_.join(); }
-//     MyService::AsyncService service_; ...
+//
+//    private:
+//     void Poll() {
+//       void* tag;
+//       bool ok;
+//       while (cq_->Next(&tag, &ok)) { /* handle the call's tag */ }
+//     }
+//     helloworld::Greeter::AsyncService service_;
+//     grpc::ServerCompletionQueue* cq_ = nullptr;
+//     std::thread poller_;
+//     std::mutex mu_;
+//     bool stopping_ = false;
 //   };
-//   builder.RegisterAsyncServiceFactory(
-//       [](uint64_t generation) { return std::make_unique<MyAsync>(); });
+//   void Register(xdsfed::server::XdsServerBuilder& builder) {
+//     builder.RegisterAsyncServiceFactory(
+//         [](uint64_t generation) { return std::make_unique<MyAsync>(); });
+//   }
+// clang-format on
 #ifndef XDSFED_LIB_SERVER_ASYNC_SERVICE_H_
 #define XDSFED_LIB_SERVER_ASYNC_SERVICE_H_
 

@@ -6,9 +6,17 @@
 //   builder.AddListeningPort("0.0.0.0:50051", grpc::InsecureServerCredentials());
 //   builder.RegisterService(&my_service);  // sync or callback
 //   builder.set_status_notifier(
-//       [](const std::string& address, const absl::Status& status) { ... });
+//       [](const std::string& address, const absl::Status& status) {
+//         std::cerr << address << (status.ok() ? " serving" : " not serving: ")
+//                   << status.message() << "\n";
+//       });
 //   absl::StatusOr<std::unique_ptr<XdsServer>> server = builder.BuildAndStart();
+//   if (!server.ok()) return server.status();
+//   // ... until the process is asked to stop, then:
+//   (*server)->Shutdown(absl::Seconds(10));  // running RPCs get 10 s
 // clang-format on
+//
+// docs/server.md is the guide (bootstrap, serving state, draining, TLS).
 //
 // How it works (README "xDS-enabled server"):
 // - The server owns its listening socket and accept loop. It listens at

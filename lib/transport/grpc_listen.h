@@ -9,7 +9,7 @@
 //
 // clang-format off
 //   grpc::ServerBuilder builder;
-//   builder.RegisterService(&service);
+//   builder.RegisterService(&my_service);
 //   int port = 0;
 //   absl::StatusOr<std::unique_ptr<grpc::Server>> server =
 //       xdsfed::transport::BuildAndStartListening(
