@@ -85,7 +85,10 @@ constexpr const char* kPeers[] = {"127.0.0.1:1", "127.0.0.2:2", "[::1]:3",
                                   "10.0.0.5:4", "0.0.0.0:5"};
 constexpr const char* kLocals[] = {"127.0.0.1:8080", "[::1]:50051",
                                    "10.0.0.1:8080"};
-constexpr const char* kSans[] = {"a", "ab", "spiffe://td/a", "b.example"};
+// Enough values that more than RbacEngine's kMaxKeys (4) distinct
+// principal_name exact or prefix keys can match one request's SANs.
+constexpr const char* kSans[] = {
+    "a", "ab", "spiffe://td/a", "b.example", "/svc/a", "10", "1", "/svc/"};
 constexpr const char* kSubjects[] = {"", "CN=a", "CN=ab,O=x"};
 
 void FillString(Reader& r, envoy::type::matcher::v3::StringMatcher* m) {
@@ -414,10 +417,10 @@ Request DrawRequest(Reader& r) {
   req.peer = r.Pick(kPeers);
   req.local = r.Pick(kLocals);
   req.tls = r.Next() & 1;
-  const uint8_t sans = r.Next();
-  for (int i = 0; i < 4; ++i) {
-    if (sans & (1 << i)) req.uri_sans.push_back(kSans[i]);
-    if (sans & (16 << i)) req.dns_sans.push_back(kSans[i]);
+  const uint8_t uri = r.Next(), dns = r.Next();
+  for (int i = 0; i < 8; ++i) {
+    if (uri & (1 << i)) req.uri_sans.push_back(kSans[i]);
+    if (dns & (1 << i)) req.dns_sans.push_back(kSans[i]);
   }
   req.subject = r.Pick(kSubjects);
   return req;

@@ -46,7 +46,9 @@
 // - ALLOW: allowed iff a policy matches; DENY: denied iff one does. The
 //   first matching policy in name order is reported.
 // Evaluate allocates nothing (the header lookup may use `scratch`) and is
-// safe to call concurrently on one engine.
+// safe to call concurrently on one engine. How the engine is compiled so that
+// an RPC costs a few lookups, not one comparison per matcher:
+// rbac_program.h.
 #ifndef XDSFED_LIB_AUTHZ_RBAC_ENGINE_H_
 #define XDSFED_LIB_AUTHZ_RBAC_ENGINE_H_
 
@@ -56,7 +58,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/numeric/int128.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
@@ -64,12 +65,12 @@
 #include "lib/routing/route_table.h"
 #include "lib/routing/socket_address.h"
 
-namespace re2 {
-class RE2;
-}  // namespace re2
-
 namespace xdsfed {
 namespace authz {
+
+namespace internal {
+struct Program;  // rbac_program.h
+}  // namespace internal
 
 // One RPC as RBAC sees it. Everything is borrowed for the call.
 struct RequestView {
@@ -110,47 +111,15 @@ class RbacEngine {
                     std::string* scratch = nullptr) const;
 
   // No rules: every RPC is allowed without looking at it.
-  bool enforcing() const { return enforcing_; }
-  size_t num_policies() const { return policies_.size(); }
+  bool enforcing() const;
+  size_t num_policies() const;
 
-  // Internal representation, public for the .cc's helpers only.
-  struct Node {
-    resources::RbacMatcher::Kind kind;
-    bool invert = false;  // header invert_match / metadata invert
-    uint32_t first = 0;   // kAnd/kOr/kNot: children nodes_[first, end)
-    uint32_t end = 0;     // (a node's children are contiguous)
-    // kHeader: 0 other, 1 :path, 2 :authority, 3 :method, 4 never present
-    uint8_t pseudo = 0;
-    // kHeader with pseudo 0: its name's slot in the per-evaluation lookup
-    // memo (kNoSlot past kMaxHeaderSlots distinct names).
-    uint8_t header_slot = 255;
-    const resources::HeaderMatch* header = nullptr;
-    std::string header_name;  // lower case
-    const resources::StringMatch* string_match = nullptr;
-    std::shared_ptr<const re2::RE2> regex;
-    bool has_principal_name = false;
-    bool ipv6 = false;
-    absl::uint128 net = 0, mask = 0;
-    uint32_t port = 0;
-  };
-  // Distinct header names whose lookups one Evaluate memoizes: the same
-  // name in several policies is looked up once per RPC.
-  static constexpr uint8_t kMaxHeaderSlots = 32;
-  static constexpr uint8_t kNoSlot = 255;
-  struct Policy {
-    const std::string* name;
-    uint32_t permissions_first, permissions_end;  // root nodes
-    uint32_t principals_first, principals_end;
-  };
+  ~RbacEngine();
 
  private:
-  RbacEngine() = default;
+  explicit RbacEngine(std::unique_ptr<const internal::Program> program);
 
-  std::shared_ptr<const resources::RbacConfig> config_;  // nodes point here
-  bool enforcing_ = false;
-  bool allow_action_ = true;
-  std::vector<Node> nodes_;
-  std::vector<Policy> policies_;
+  std::unique_ptr<const internal::Program> program_;
 };
 
 }  // namespace authz

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -312,6 +313,149 @@ TEST(RbacEngine, EvaluateAllocatesNothing) {
   const int64_t before = test_support::AllocationCount();
   for (int i = 0; i < 100; ++i) engine->Evaluate(view, &scratch);
   EXPECT_EQ(test_support::AllocationCount() - before, 0);
+}
+
+// "p<i>" policies in name order (zero-padded) from (permission, principal)
+// JSON pairs.
+std::string Policies(const std::vector<std::pair<std::string, std::string>>&
+                         permission_principal) {
+  std::string policies;
+  for (size_t i = 0; i < permission_principal.size(); ++i) {
+    absl::StrAppend(&policies, i ? "," : "", "\"p", 10000 + i,
+                    R"(":{"permissions":[)", permission_principal[i].first,
+                    R"(],"principals":[)", permission_principal[i].second,
+                    "]}");
+  }
+  return absl::StrCat(R"({"rules":{"policies":{)", policies, "}}}");
+}
+
+std::string HeaderExact(absl::string_view name, absl::string_view value) {
+  return absl::StrCat(R"({"header":{"name":")", name, R"(","exact_match":")",
+                      value, R"("}})");
+}
+
+std::string PrincipalExact(absl::string_view name) {
+  return absl::StrCat(R"({"authenticated":{"principal_name":{"exact":")", name,
+                      R"("}}})");
+}
+
+// The compiled engine (rbac_program.h) decides most leaves through
+// indexes, pure policy sides and per-RPC memos, each with a cap past which
+// it falls back to evaluating leaves one by one. Each row drives one of
+// those paths (or a cap) and must decide as A41's recursive walk does.
+TEST(RbacEngine, IndexedPathsDecideAsTheWalk) {
+  struct Case {
+    const char* source;
+    std::string config;
+    Request request;
+    bool allowed;
+    std::string policy;
+  };
+  auto sans = [](int n) {
+    return With([n](Request& r) {
+      r.tls = true;
+      static const absl::string_view kSans[] = {"s0", "s1", "s2",
+                                                "s3", "s4", "s5"};
+      r.uri_sans.assign(kSans, kSans + n);
+    });
+  };
+  std::vector<Case> cases = {
+      {"one matcher in two policies is one leaf: evaluated once, its "
+       "result good for both (p10001's principal is the one that matches)",
+       Policies(
+           {{HeaderExact("x-a", "1"),
+             R"({"source_ip":{"address_prefix":"10.0.0.0","prefix_len":8}})"},
+            {HeaderExact("x-a", "1"), R"({"any":true})"}}),
+       With([](Request& r) { r.headers.emplace("x-a", "1"); }), true, "p10001"},
+      {"more matching SANs than an index keeps keys (kMaxKeys 4): a pure "
+       "side still hears of the 6th",
+       Policies(
+           {{HeaderExact("x-none", "1"),
+             absl::StrCat(PrincipalExact("s0"), ",", PrincipalExact("s1"), ",",
+                          PrincipalExact("s2"), ",", PrincipalExact("s3"), ",",
+                          PrincipalExact("s4"))},
+            {R"({"any":true})", PrincipalExact("s5")}}),
+       sans(6), true, "p10001"},
+      {"...and a leaf under and_ids is then evaluated on its own",
+       Policies(
+           {{HeaderExact("x-none", "1"),
+             absl::StrCat(PrincipalExact("s0"), ",", PrincipalExact("s1"), ",",
+                          PrincipalExact("s2"), ",", PrincipalExact("s3"), ",",
+                          PrincipalExact("s4"))},
+            {R"({"any":true})",
+             absl::StrCat(R"({"and_ids":{"ids":[)", PrincipalExact("s5"),
+                          R"(,{"any":true}]}})")}}),
+       sans(6), true, "p10001"},
+      {"...and with 5 SANs the 6th name is not matched",
+       Policies({{R"({"any":true})", PrincipalExact("s5")}}), sans(5), false,
+       ""},
+      {"prefixes of several lengths in one index: only a prefix of the "
+       "path matches (longer and differing ones do not)",
+       Policies({{R"({"url_path":{"path":{"prefix":"/pkg.Svc/Gex"}}})",
+                  R"({"any":true})"},
+                 {R"({"url_path":{"path":{"prefix":"/pkg.Svc/Get/x"}}})",
+                  R"({"any":true})"},
+                 {R"({"url_path":{"path":{"prefix":"/pkg.Svc/Get"}}})",
+                  R"({"any":true})"}}),
+       Request(), true, "p10002"},
+      {"regexes of one header share an RE2::Set: none matching decides "
+       "every leaf false",
+       Policies(
+           {{R"({"header":{"name":"x-a","safe_regex_match":{"regex":"a+"}}})",
+             R"({"any":true})"},
+            {R"({"header":{"name":"x-a","safe_regex_match":{"regex":"c"}}})",
+             R"({"any":true})"}}),
+       With([](Request& r) { r.headers.emplace("x-a", "b"); }), false, ""},
+      {"...and one matching sends the leaves to their own regex",
+       Policies(
+           {{R"({"header":{"name":"x-a","safe_regex_match":{"regex":"a+"}}})",
+             R"({"any":true})"},
+            {R"({"header":{"name":"x-a","safe_regex_match":{"regex":"b"}}})",
+             R"({"any":true})"}}),
+       With([](Request& r) { r.headers.emplace("x-a", "b"); }), true, "p10001"},
+      {"A41 metadata (false) as a root does not stop a side from being "
+       "decided by its index",
+       Policies({{absl::StrCat(R"({"metadata":{}},)", HeaderExact("x-a", "1")),
+                  R"({"metadata":{"invert":true}})"}}),
+       With([](Request& r) { r.headers.emplace("x-a", "1"); }), true, "p10000"},
+  };
+  // 70 header names: past the 32 memoized names and the 64 indexes; only
+  // the last policy's header is present.
+  {
+    std::vector<std::pair<std::string, std::string>> pp;
+    for (int i = 0; i < 70; ++i) {
+      pp.push_back(
+          {HeaderExact(absl::StrCat("x-h", i), "1"), R"({"any":true})"});
+    }
+    cases.push_back({"70 header names: past the memo and index caps",
+                     Policies(pp),
+                     With([](Request& r) { r.headers.emplace("x-h69", "1"); }),
+                     true, "p10069"});
+  }
+  // 600 policies: 1,200 sides (past the 512 pure sides) and 600 suffix
+  // leaves (past the 256 memo slots); only the last policy matches.
+  {
+    std::vector<std::pair<std::string, std::string>> pp;
+    for (int i = 0; i < 600; ++i) {
+      pp.push_back({HeaderExact("x-u", absl::StrCat("u", i)),
+                    absl::StrCat(R"({"header":{"name":"x-v","suffix_match":"v)",
+                                 i, R"("}})")});
+    }
+    cases.push_back({"600 policies: past the pure side and memo caps",
+                     Policies(pp), With([](Request& r) {
+                       r.headers.emplace("x-u", "u599");
+                       r.headers.emplace("x-v", "v599");
+                     }),
+                     true, "p10599"});
+  }
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.source);
+    std::shared_ptr<const RbacEngine> engine = EngineFor(c.config);
+    ASSERT_NE(engine, nullptr);
+    Decision d = Evaluate(*engine, c.request);
+    EXPECT_EQ(d.allowed, c.allowed);
+    EXPECT_EQ(d.policy, c.policy);
+  }
 }
 
 // Issue 25 bad input: 10,000 policies are validated, compiled and
