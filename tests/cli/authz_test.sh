@@ -58,6 +58,9 @@ expect "A36: a route that is not non_forwarding_action: unavailable, no RBAC" 0 
   az --listener "$l" --path /fwd/x --header x-user:alice
 expect "header names are taken in lower case" 0 '"allowed":true' \
   az --listener "$l" --path /svc.S/M --header X-User:alice
+# --header is repeatable: the first of two is kept too (it used to be lost).
+expect "--header repeated: every one is seen" 0 '"allowed":true,"decision":"allow"' \
+  az --listener "$l" --path /svc.S/M --header x-user:alice --header x-other:1
 
 # Bad input.
 expect "usage: no --path" 2 '{"error":"usage: xdsfed authz' \

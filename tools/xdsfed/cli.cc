@@ -121,10 +121,10 @@ Json::Value InvalidResult(absl::string_view error) {
   return out;
 }
 
-std::optional<std::string> TakeFlag(std::vector<std::string>* args,
-                                    absl::string_view flag,
-                                    bool* missing_value) {
-  std::optional<std::string> value;
+std::vector<std::string> TakeFlagValues(std::vector<std::string>* args,
+                                        absl::string_view flag,
+                                        bool* missing_value) {
+  std::vector<std::string> values;
   for (size_t i = 0; i < args->size();) {
     const std::string& arg = (*args)[i];
     if (arg == flag) {
@@ -133,19 +133,27 @@ std::optional<std::string> TakeFlag(std::vector<std::string>* args,
         args->erase(args->begin() + i);
         continue;
       }
-      value = (*args)[i + 1];
+      values.push_back((*args)[i + 1]);
       args->erase(args->begin() + i, args->begin() + i + 2);
       continue;
     }
     if (absl::StartsWith(arg, flag) && arg.size() > flag.size() &&
         arg[flag.size()] == '=') {
-      value = arg.substr(flag.size() + 1);
+      values.push_back(arg.substr(flag.size() + 1));
       args->erase(args->begin() + i);
       continue;
     }
     ++i;
   }
-  return value;
+  return values;
+}
+
+std::optional<std::string> TakeFlag(std::vector<std::string>* args,
+                                    absl::string_view flag,
+                                    bool* missing_value) {
+  std::vector<std::string> values = TakeFlagValues(args, flag, missing_value);
+  if (values.empty()) return std::nullopt;
+  return std::move(values.back());
 }
 
 bool TakeSwitch(std::vector<std::string>* args, absl::string_view flag) {

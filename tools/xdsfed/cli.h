@@ -74,10 +74,15 @@ int ReportIoError(absl::string_view message,
 Json::Value InvalidResult(absl::string_view error);
 
 // Takes "--flag VALUE" or "--flag=VALUE" out of args. Returns nullopt if the
-// flag is absent; sets *missing_value if it is present without a value.
+// flag is absent (the last value if it is repeated); sets *missing_value if
+// it is present without a value.
 std::optional<std::string> TakeFlag(std::vector<std::string>* args,
                                     absl::string_view flag,
                                     bool* missing_value);
+// The same for a repeatable flag: every value, in order.
+std::vector<std::string> TakeFlagValues(std::vector<std::string>* args,
+                                        absl::string_view flag,
+                                        bool* missing_value);
 
 // Takes a valueless "--flag" out of args; true if it was there.
 bool TakeSwitch(std::vector<std::string>* args, absl::string_view flag);

@@ -75,10 +75,9 @@ int RunAuthz(Context& context) {
   std::optional<std::string> route_file =
       TakeFlag(&context.args, "--route-config", &missing);
   std::vector<std::pair<std::string, std::string>> headers;
-  while (true) {
-    std::optional<std::string> h =
-        TakeFlag(&context.args, "--header", &missing);
-    if (!h.has_value()) break;
+  for (const std::string& flag :
+       TakeFlagValues(&context.args, "--header", &missing)) {
+    const std::string* h = &flag;  // the flag's text, NAME:VALUE
     // NAME:VALUE; a pseudo-header's name keeps its leading ':'.
     const size_t colon = h->find(':', h->empty() || (*h)[0] != ':' ? 0 : 1);
     if (colon == std::string::npos || colon == 0) {
