@@ -2,6 +2,8 @@
 // input, each under the field path where it was found, so that one status
 // reports them all:
 //
+// clang-format off
+//   schema::Bootstrap raw;  // as the generated loader read it
 //   ValidationErrors errors;
 //   {
 //     ValidationErrors::ScopedField field(&errors, ".xds_servers");
@@ -9,6 +11,7 @@
 //   }
 //   return errors.status("errors validating bootstrap");
 //   // errors validating bootstrap: [field:xds_servers error:must be non-empty]
+// clang-format on
 //
 // Field path pieces are appended as given: ".name" for an object key,
 // "[3]" for an array index, "[\"key\"]" for a map key (see MapKey()). The

@@ -8,11 +8,15 @@
 // templates, server de-duplication). Every problem of both steps is reported
 // in one status with its field path:
 //
-//   auto bootstrap = Bootstrap::FromEnv(FederationEnabledFromEnv());
+// clang-format off
+//   absl::StatusOr<std::shared_ptr<const Bootstrap>> bootstrap =
+//       Bootstrap::FromEnv(FederationEnabledFromEnv());
+//   if (!bootstrap.ok()) return bootstrap.status();
 //   // errors validating bootstrap: [field:authorities["a.com"]
 //   //   .client_listener_resource_name_template error:field must begin
 //   //   with "xdstp://a.com/"]
 //   const Bootstrap::Authority* a = (*bootstrap)->LookupAuthority("a.com");
+// clang-format on
 //
 // Federation gate (A47 §Temporary environment variable protection): when off,
 // `authorities` and `client_default_listener_resource_name_template` are

@@ -4,9 +4,15 @@
 // Finish() exactly once; a tracker destroyed unfinished counts as an error,
 // so a call abandoned by its caller is not lost from the load report.
 //
-//   PickResult pick = channel->Pick(args);
-//   grpc::Status s = stub->Call(...);
+// clang-format off
+//   PickResult pick = ch->Pick({"/helloworld.Greeter/SayHello", {}});
+//   if (!pick.status.ok()) return pick.status;
+//   grpc::ClientContext ctx;
+//   helloworld::HelloReply reply;
+//   grpc::Status s =
+//       StubFor<Greeter::Stub>(pick).SayHello(&ctx, request, &reply);
 //   pick.tracker.Finish(s.ok());
+// clang-format on
 #ifndef XDSFED_LIB_CHANNEL_CALL_TRACKER_H_
 #define XDSFED_LIB_CHANNEL_CALL_TRACKER_H_
 

@@ -6,11 +6,23 @@
 // over weighted_target localities of round_robin endpoints, or pick_first
 // for LOGICAL_DNS.
 //
-//   auto dp = DataPlane::Create({.endpoints = factory, .timers = timers});
-//   dp->Update(config);                       // from XdsDependencyManager
-//   PickResult r = dp->Pick({"/pkg.Svc/M", metadata}, deadline);
-//   if (r.status.ok()) { ...call r.endpoint->channel()...;
-//   r.tracker.Finish(ok); }
+// clang-format off
+//   GrpcEndpointFactory::Options endpoint_options;
+//   endpoint_options.authority = "svc.example.com";
+//   DataPlane::Options options;
+//   options.endpoints = std::make_shared<GrpcEndpointFactory>(endpoint_options);
+//   std::shared_ptr<DataPlane> dp = DataPlane::Create(std::move(options));
+//   dp->Update(snapshot);  // an XdsConfig from XdsDependencyManager
+//   PickResult r = dp->Pick({"/helloworld.Greeter/SayHello", {}},
+//                           absl::Now() + absl::Seconds(1));
+//   if (r.status.ok()) {
+//     grpc::ClientContext ctx;
+//     helloworld::HelloReply reply;
+//     grpc::Status s = Greeter::NewStub(r.endpoint->channel())
+//                          ->SayHello(&ctx, request, &reply);
+//     r.tracker.Finish(s.ok());
+//   }
+// clang-format on
 //
 // Priority (C-core 1.51 priority.cc): children are created only when the
 // choice reaches them; a new child has `failover_timeout` (10 s) to become

@@ -4,8 +4,15 @@
 // fakes while production uses one grpc::Channel per address, watched with
 // GetState / NotifyOnStateChange (grpc_endpoint.h).
 //
-//   std::shared_ptr<Endpoint> e = factory.Create("127.0.0.1:50051", on_change);
-//   if (e->state() == Connectivity::kReady) use(e->channel());
+// clang-format off
+//   GrpcEndpointFactory factory(GrpcEndpointFactory::Options{});
+//   std::shared_ptr<Endpoint> e =
+//       factory.Create("127.0.0.1:50051", [] { /* state changed */ });
+//   e->Start();
+//   if (e->state() == Connectivity::kReady) {
+//     std::shared_ptr<grpc::Channel> channel = e->channel();
+//   }
+// clang-format on
 #ifndef XDSFED_LIB_CHANNEL_ENDPOINT_H_
 #define XDSFED_LIB_CHANNEL_ENDPOINT_H_
 

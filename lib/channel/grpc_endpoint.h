@@ -5,8 +5,12 @@
 // authority (A47) as its default :authority, so RPCs name the service, not
 // the backend address.
 //
-//   GrpcEndpointFactory factory({.authority = "svc.example.com"});
+// clang-format off
+//   GrpcEndpointFactory::Options options;
+//   options.authority = "svc.example.com";
+//   GrpcEndpointFactory factory(options);
 //   auto e = factory.Create("127.0.0.1:50051", [] { /* state changed */ });
+// clang-format on
 //
 // A released endpoint's channel is destroyed with its last reference (the
 // endpoint's, or a call's still in flight); gRPC then ends its pending

@@ -4,13 +4,22 @@
 // resource in a three-level cache (lib/cache), ACKs / NACKs responses and
 // tells watchers about changes, errors and deletions.
 //
-//   auto client = client::XdsClient::Create(bootstrap, transport_factory, {});
-//   // MyWatcher : resources::ResourceWatcher<resources::Listener>
+// clang-format off
+//   class MyWatcher : public resources::ResourceWatcher<resources::Listener> {
+//    public:
+//     void OnChanged(std::shared_ptr<const resources::Listener> l) override {}
+//     void OnError(absl::Status status) override {}
+//     void OnDoesNotExist() override {}
+//   };
+//   auto client = client::XdsClient::Create(
+//       bootstrap, std::make_shared<transport::GrpcXdsTransportFactory>(), {});
+//   if (!client.ok()) return client.status();
 //   client::WatchId id = (*client)->Watch<resources::Listener>(
 //       "xdstp://a.com/envoy.config.listener.v3.Listener/svc",
 //       std::make_shared<MyWatcher>());
-//   ...
+//   // ... later (also from inside a callback):
 //   (*client)->CancelWatch(id);
+// clang-format on
 //
 // Callbacks: never under the client's lock; all callbacks of one client run
 // one at a time (one serializing queue), so one watcher is never called

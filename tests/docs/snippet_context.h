@@ -75,6 +75,8 @@ extern std::multimap<std::string, std::string> metadata;
 extern std::shared_ptr<
     xdsfed::resources::ResourceWatcher<xdsfed::resources::Listener>>
     watcher;
+// An XdsConfig snapshot, as XdsDependencyManager publishes them.
+extern std::shared_ptr<const xdsfed::xds_config::XdsConfig> snapshot;
 // An RBAC filter's validated config.
 extern xdsfed::resources::RbacConfig config;
 
