@@ -10,7 +10,9 @@
 # to stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Only the CLI is built here (not the tests, benches and fuzzers);
-# scripts/test.sh builds the rest in the same build/.
-BUILD_TARGETS=xdsfed_cli scripts/setup.sh >&2
-exec build/bin/xdsfed demo
+# Only the CLI is built here, optimized (Release) and in its own
+# build-release/, without tests, benches and fuzzers; scripts/test.sh keeps
+# its RelWithDebInfo build/.
+BUILD_DIR=build-release BUILD_TYPE=Release BUILD_TARGETS=xdsfed_cli \
+  scripts/setup.sh -DXDSFED_BUILD_TESTS=OFF -DXDSFED_BUILD_BENCH=OFF >&2
+exec build-release/bin/xdsfed demo

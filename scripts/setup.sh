@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages xdsfed needs (only those missing) and
-# configures + builds the main tree in build/ (gcc, RelWithDebInfo).
-# Usage: [BUILD_TARGETS="t1 t2"] scripts/setup.sh [extra cmake -D options...]
+# configures + builds the main tree in build/ (gcc, RelWithDebInfo: what the
+# tests use), or in BUILD_DIR with BUILD_TYPE (scripts/demo.sh: a Release
+# CLI in build-release/).
+# Usage: [BUILD_DIR=dir] [BUILD_TYPE=type] [BUILD_TARGETS="t1 t2"]
+#        scripts/setup.sh [extra cmake -D options...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,7 +32,9 @@ if ((${#missing[@]})); then
 fi
 
 JOBS="${JOBS:-2}"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+BUILD_DIR="${BUILD_DIR:-build}"
+cmake -S . -B "$BUILD_DIR" -G Ninja \
+  -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-RelWithDebInfo}" "$@" >/dev/null
 # BUILD_TARGETS: only these (scripts/demo.sh needs the CLI alone); default all.
 # shellcheck disable=SC2086
-cmake --build build -j "$JOBS" ${BUILD_TARGETS:+--target $BUILD_TARGETS}
+cmake --build "$BUILD_DIR" -j "$JOBS" ${BUILD_TARGETS:+--target $BUILD_TARGETS}
