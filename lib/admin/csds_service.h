@@ -41,8 +41,12 @@ namespace admin {
 using ClientConfigSource =
     std::function<std::vector<envoy::service::status::v3::ClientConfig>()>;
 
+// A71 §Update CSDS: the client_scope of the XdsClient xDS-enabled servers
+// use (gRPC's well-known key).
+inline constexpr absl::string_view kServerClientScope = "#server";
+
 // One XdsClient's config, as CSDS reports it. client_scope: what the client
-// serves (gRPC puts the channel target there), "" for none.
+// serves (A71: the channel target, or kServerClientScope), "" for none.
 envoy::service::status::v3::ClientConfig ClientConfigOf(
     const client::XdsClient& client, absl::string_view client_scope = "");
 

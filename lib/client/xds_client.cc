@@ -43,6 +43,7 @@ namespace client {
 
 namespace {
 
+using cache::AuthorityId;
 using cache::Entry;
 using cache::ServerId;
 using cache::TypeId;
@@ -158,7 +159,25 @@ class XdsClient::Impl final : public std::enable_shared_from_this<Impl>,
     // The ADS stream; its call() is null while backing off.
     RetryingStream<AdsCall> stream;
     absl::Status status;  // the last channel error, until a response
-    size_t entries = 0;   // cached resources using this channel
+  };
+
+  // A71: one authority's servers, in bootstrap order (a server listed twice
+  // is kept once, at its first place). servers[0, in_use) have a channel
+  // that carries the authority's subscriptions; the last of them is the
+  // current one, whose data the authority uses. in_use grows on fallback and
+  // shrinks when a higher-priority server sends one of its resources.
+  struct AuthorityServers {
+    std::vector<ServerId> servers;
+    size_t in_use = 1;
+    size_t entries = 0;  // its subscribed resources
+    ServerId current() const { return servers[in_use - 1]; }
+    // The rank of `server` among the servers in use, or -1.
+    int Rank(ServerId server) const {
+      for (size_t i = 0; i < in_use; ++i) {
+        if (servers[i] == server) return static_cast<int>(i);
+      }
+      return -1;
+    }
   };
 
   struct WatchState {
@@ -174,6 +193,45 @@ class XdsClient::Impl final : public std::enable_shared_from_this<Impl>,
   };
 
   void RunDeferred(Deferred* d) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Entries of `type` of every authority that has `server` in use (the
+  // names its ADS requests carry), and of those whose current server it is.
+  template <typename Fn>
+  void ForEachOfChannelLocked(ServerId server, TypeId type, Fn&& fn)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    for (AuthorityId a = 0; a < authority_servers_.size(); ++a) {
+      const AuthorityServers& as = authority_servers_[a];
+      if (as.entries > 0 && as.Rank(server) >= 0) cache_.ForEachOf(a, type, fn);
+    }
+  }
+  template <typename Fn>
+  void ForEachOfCurrentLocked(ServerId server, TypeId type, Fn&& fn)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    for (AuthorityId a = 0; a < authority_servers_.size(); ++a) {
+      const AuthorityServers& as = authority_servers_[a];
+      if (as.entries > 0 && as.current() == server) {
+        cache_.ForEachOf(a, type, fn);
+      }
+    }
+  }
+  bool ChannelUsedLocked(ServerId server) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Opens (if needed) the channel of `server` and subscribes there to what
+  // the authorities using it watch: a new stream subscribes to everything,
+  // a running one gets the request of `type` again.
+  Channel* SubscribeOnLocked(ServerId server, TypeId type, Deferred* d)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A71 §Change XdsClient to support fallback within each xDS authority:
+  // the authority's current server failed; if it watches a resource that is
+  // not cached, the next servers are put in use (subscribed to all it
+  // watches) until one has no error yet. Returns whether it fell back.
+  bool MaybeFallbackLocked(AuthorityId authority, Deferred* d)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool HasUncachedLocked(AuthorityId authority) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Channels no authority uses any more are released.
+  void ReleaseUnusedLocked(const std::vector<ServerId>& servers, Deferred* d)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   TypeId RegisterTypeLocked(const resources::ResourceType& type)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -206,10 +264,11 @@ class XdsClient::Impl final : public std::enable_shared_from_this<Impl>,
   void CancelTimersLocked(AdsCall* call) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void UnsubscribeLocked(Entry* entry, Deferred* d)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Records a channel error and (notify) tells every watcher of the channel.
+  // Records a channel error and (d non-null) handles it: each authority
+  // whose current server this is falls back if it can (A71), else every
+  // watcher of its resources hears the error (A57).
   void SetChannelStatusLocked(Channel* channel, const absl::Status& status,
-                              bool notify = true)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+                              Deferred* d) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status WithNodeId(const absl::Status& status) const;
 
   // Notifications (scheduled under mu_, run by the serializer).
@@ -244,6 +303,8 @@ class XdsClient::Impl final : public std::enable_shared_from_this<Impl>,
   absl::flat_hash_map<std::string, TypeId> types_by_url_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<ServerId, std::unique_ptr<Channel>> channels_
       ABSL_GUARDED_BY(mu_);
+  // By AuthorityId (the cache's, old-style names' included).
+  std::vector<AuthorityServers> authority_servers_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<WatchId, WatchState> watches_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<XdsServerConfig, SharedTransportSlot> shared_transports_
       ABSL_GUARDED_BY(mu_);
@@ -278,13 +339,34 @@ XdsClient::Impl::Impl(std::shared_ptr<const Bootstrap> bootstrap,
     servers_.push_back(s);
     return static_cast<ServerId>(servers_.size() - 1);
   };
-  // A47 §Resource Cache: old-style names use the top-level server; each
-  // authority its first server (its own, or the top-level list).
-  cache_.SetOldStyleServer(server_id(bootstrap_->servers()[0]));
+  // A47 §Resource Cache: old-style names use the top-level servers; each
+  // authority its own, or the top-level list. A71: all of them in order
+  // when fallback is on, else the first only. The cache keeps the primary.
+  auto server_list = [&](const Bootstrap::ServerList& list) {
+    AuthorityServers as;
+    for (const auto& s : list) {
+      const ServerId id = server_id(s);
+      if (std::find(as.servers.begin(), as.servers.end(), id) ==
+          as.servers.end()) {
+        as.servers.push_back(id);
+      }
+      if (!options_.fallback) break;
+    }
+    return as;
+  };
+  auto add = [this](AuthorityId id, AuthorityServers as) {
+    if (authority_servers_.size() <= id) authority_servers_.resize(id + 1);
+    authority_servers_[id] = std::move(as);
+  };
+  AuthorityServers top = server_list(bootstrap_->servers());
+  cache_.SetOldStyleServer(top.servers[0]);
+  add(cache::kOldStyleAuthority, std::move(top));
   if (bootstrap_->federation()) {
     for (const auto& a : bootstrap_->authorities()) {
-      cache_.AddAuthority(CanonicalAuthority(a.first),
-                          server_id(a.second.xds_servers[0]));
+      AuthorityServers as = server_list(a.second.xds_servers);
+      const AuthorityId id =
+          cache_.AddAuthority(CanonicalAuthority(a.first), as.servers[0]);
+      add(id, std::move(as));
     }
   }
 }
@@ -311,19 +393,19 @@ WatchId XdsClient::Impl::Watch(const resources::ResourceType& type,
       Entry* entry = ins->entry;
       cache_.AddWatcher(entry, id);
       watches_[id] = WatchState{watcher, entry};
-      Channel* channel =
-          GetOrCreateChannelLocked(cache_.server(entry->authority()));
+      AuthorityServers& as = authority_servers_[entry->authority()];
       if (ins->inserted) {
-        ++channel->entries;
-        if (channel->transport != nullptr) {
-          if (!channel->stream.running()) {
-            if (!channel->stream.backing_off()) {
-              StartCallLocked(channel, &d);
-            }
-            // else: backing off; the next stream subscribes to everything.
-          } else {
-            SendLocked(channel, tid, &d);
-          }
+        ++as.entries;
+        // Every server in use subscribes: a higher-priority one must be
+        // able to switch the authority back (A71).
+        for (size_t i = 0; i < as.in_use; ++i) {
+          SubscribeOnLocked(as.servers[i], tid, &d);
+        }
+        // A71: a resource not cached while the current server is failing
+        // is a reason to fall back now (not at its next failure).
+        Channel* current = FindChannelLocked(as.current());
+        if (current != nullptr && !current->status.ok()) {
+          MaybeFallbackLocked(entry->authority(), &d);
         }
       } else {
         // C-core: a new watcher gets the cached state at once.
@@ -341,7 +423,8 @@ WatchId XdsClient::Impl::Watch(const resources::ResourceType& type,
                          [status](AnyWatcher& w) { w.OnError(status); });
         }
       }
-      if (!channel->status.ok()) {
+      Channel* channel = FindChannelLocked(as.current());
+      if (channel != nullptr && !channel->status.ok()) {
         const absl::Status status = channel->status;
         ScheduleLocked(id, std::move(watcher),
                        [status](AnyWatcher& w) { w.OnError(status); });
@@ -371,9 +454,13 @@ void XdsClient::Impl::CancelWatch(WatchId id) {
 
 void XdsClient::Impl::UnsubscribeLocked(Entry* entry, Deferred* d) {
   const TypeId type = entry->type();
-  Channel* channel = FindChannelLocked(cache_.server(entry->authority()));
-  AdsCall* call = channel != nullptr ? channel->stream.call() : nullptr;
-  if (call != nullptr) {
+  AuthorityServers& as = authority_servers_[entry->authority()];
+  const std::vector<ServerId> used(as.servers.begin(),
+                                   as.servers.begin() + as.in_use);
+  for (ServerId server : used) {
+    Channel* channel = FindChannelLocked(server);
+    AdsCall* call = channel != nullptr ? channel->stream.call() : nullptr;
+    if (call == nullptr) continue;
     auto it = call->resources.find(entry);
     if (it != call->resources.end()) {
       if (it->second.timer != Timers::kInvalidHandle) {
@@ -383,13 +470,72 @@ void XdsClient::Impl::UnsubscribeLocked(Entry* entry, Deferred* d) {
     }
   }
   cache_.Erase(entry);
-  if (channel == nullptr) return;
-  if (--channel->entries == 0) {
-    ReleaseChannelLocked(channel, d);
+  if (--as.entries == 0) as.in_use = 1;  // next time, the primary first
+  ReleaseUnusedLocked(used, d);
+  // C-core sends the shorter subscription list at once.
+  for (ServerId server : used) {
+    if (Channel* channel = FindChannelLocked(server)) {
+      SendLocked(channel, type, d);
+    }
+  }
+}
+
+bool XdsClient::Impl::ChannelUsedLocked(ServerId server) const {
+  for (const AuthorityServers& as : authority_servers_) {
+    if (as.entries > 0 && as.Rank(server) >= 0) return true;
+  }
+  return false;
+}
+
+void XdsClient::Impl::ReleaseUnusedLocked(const std::vector<ServerId>& servers,
+                                          Deferred* d) {
+  for (ServerId server : servers) {
+    if (ChannelUsedLocked(server)) continue;
+    if (Channel* channel = FindChannelLocked(server)) {
+      ReleaseChannelLocked(channel, d);
+    }
+  }
+}
+
+XdsClient::Impl::Channel* XdsClient::Impl::SubscribeOnLocked(ServerId server,
+                                                             TypeId type,
+                                                             Deferred* d) {
+  Channel* channel = GetOrCreateChannelLocked(server);
+  if (channel->transport == nullptr) return channel;
+  if (!channel->stream.running()) {
+    // Backing off: the next stream subscribes to everything.
+    if (!channel->stream.backing_off()) StartCallLocked(channel, d);
   } else {
-    // C-core sends the shorter subscription list at once.
     SendLocked(channel, type, d);
   }
+  return channel;
+}
+
+bool XdsClient::Impl::HasUncachedLocked(AuthorityId authority) const {
+  // A71: cached = a usable value, or known not to exist.
+  bool uncached = false;
+  for (TypeId t = 0; t < types_.size() && !uncached; ++t) {
+    cache_.ForEachOf(authority, t, [&uncached](const Entry& e) {
+      if (e.value() == nullptr && e.state() != cache::State::kDoesNotExist) {
+        uncached = true;
+      }
+    });
+  }
+  return uncached;
+}
+
+bool XdsClient::Impl::MaybeFallbackLocked(AuthorityId authority, Deferred* d) {
+  AuthorityServers& as = authority_servers_[authority];
+  if (as.entries == 0 || !HasUncachedLocked(authority)) return false;
+  while (as.in_use < as.servers.size()) {
+    ++as.in_use;
+    Channel* channel = nullptr;
+    for (TypeId t = 0; t < types_.size(); ++t) {
+      if (types_[t] != nullptr) channel = SubscribeOnLocked(as.current(), t, d);
+    }
+    if (channel != nullptr && channel->status.ok()) return true;
+  }
+  return false;
 }
 
 TypeId XdsClient::Impl::RegisterTypeLocked(
@@ -458,7 +604,7 @@ XdsClient::Impl::Channel* XdsClient::Impl::GetOrCreateChannelLocked(
   } else {
     // Only the watch being started uses the channel: it gets the status as
     // the channel's pending error.
-    SetChannelStatusLocked(channel, transport.status(), /*notify=*/false);
+    SetChannelStatusLocked(channel, transport.status(), /*d=*/nullptr);
   }
   return channel;
 }
@@ -492,7 +638,7 @@ void XdsClient::Impl::OnCallCreated(uint64_t server, uint64_t call_gen,
       for (TypeId t = 0; t < types_.size(); ++t) {
         if (types_[t] == nullptr) continue;
         bool any = false;
-        cache_.ForEachOfServer(channel->id, t,
+        ForEachOfChannelLocked(channel->id, t,
                                [&any](const Entry&) { any = true; });
         if (any) SendLocked(channel, t, &d);
       }
@@ -513,7 +659,7 @@ void XdsClient::Impl::SendLocked(Channel* channel, TypeId type, Deferred* d) {
   std::vector<absl::string_view> names;  // into the cache, under mu_
   auto& resources = call->resources;
   call->awaiting_timer.clear();
-  cache_.ForEachOfServer(channel->id, type, [&](const Entry& e) {
+  ForEachOfChannelLocked(channel->id, type, [&](const Entry& e) {
     names.push_back(e.name());
     ResourceTimer& timer = resources[&e];
     timer.sent = true;
@@ -630,9 +776,11 @@ void XdsClient::Impl::OnStatusReceived(uint64_t server, uint64_t call_gen,
     // every watcher of the channel; after responses it just reconnects.
     if (!seen_response) {
       SetChannelStatusLocked(
-          channel, absl::UnavailableError(absl::StrCat(
-                       "xDS call failed with no responses received; status: ",
-                       status.ToString())));
+          channel,
+          absl::UnavailableError(absl::StrCat(
+              "xDS call failed with no responses received; status: ",
+              status.ToString())),
+          &d);
     }
   }
   RunDeferred(&d);
@@ -653,6 +801,7 @@ void XdsClient::Impl::OnRetryTimer(uint64_t server, uint64_t token) {
 void XdsClient::Impl::OnConnectivityFailure(ServerId server,
                                             uint64_t channel_gen,
                                             absl::Status status) {
+  Deferred d;
   {
     MutexLock lock(&mu_);
     if (shutting_down_) return;
@@ -660,9 +809,9 @@ void XdsClient::Impl::OnConnectivityFailure(ServerId server,
     if (channel == nullptr || channel->transport_generation != channel_gen) {
       return;
     }
-    SetChannelStatusLocked(channel, status);
+    SetChannelStatusLocked(channel, status, &d);
   }
-  serializer_.Drain();
+  RunDeferred(&d);
 }
 
 absl::Status XdsClient::Impl::WithNodeId(const absl::Status& status) const {
@@ -675,19 +824,30 @@ absl::Status XdsClient::Impl::WithNodeId(const absl::Status& status) const {
 
 void XdsClient::Impl::SetChannelStatusLocked(Channel* channel,
                                              const absl::Status& status,
-                                             bool notify) {
+                                             Deferred* d) {
   channel->status = WithNodeId(absl::Status(
       status.code(),
       absl::StrCat("xDS channel for server ", channel->server->server_uri(),
                    ": ", status.message())));
-  if (!notify) return;
-  // One error per watcher object, however many of its resources use the
-  // channel (C-core collects them in a set).
+  if (d == nullptr) return;
+  const ServerId server = channel->id;
+  // A71: watchers hear of it only from an authority that cannot fall back
+  // (nothing uncached, or no server left that has not failed). An
+  // authority that uses this server but is already on a lower one hears
+  // nothing. One error per watcher object, however many of its resources
+  // use the channel (C-core collects them in a set).
   std::vector<WatchId> ids;
-  for (TypeId t = 0; t < types_.size(); ++t) {
-    cache_.ForEachOfServer(channel->id, t, [&ids](const Entry& e) {
-      ids.insert(ids.end(), e.watchers().begin(), e.watchers().end());
-    });
+  for (AuthorityId a = 0; a < authority_servers_.size(); ++a) {
+    if (authority_servers_[a].entries == 0 ||
+        authority_servers_[a].current() != server ||
+        MaybeFallbackLocked(a, d)) {
+      continue;
+    }
+    for (TypeId t = 0; t < types_.size(); ++t) {
+      cache_.ForEachOf(a, t, [&ids](const Entry& e) {
+        ids.insert(ids.end(), e.watchers().begin(), e.watchers().end());
+      });
+    }
   }
   std::vector<std::pair<WatchId, std::shared_ptr<AnyWatcher>>> targets;
   absl::flat_hash_set<const AnyWatcher*> seen;
@@ -787,6 +947,7 @@ void XdsClient::Impl::ApplyResponseLocked(
   // form (two spellings of one name are both subscribed or neither).
   absl::flat_hash_set<const Entry*> seen_entries;
   absl::flat_hash_set<std::string> seen_names;
+  std::vector<ServerId> switched_back;
   for (DecodedResource& r : *decoded) {
     if (!r.error.empty()) errors.push_back(std::move(r.error));
     if (!r.named) continue;
@@ -810,9 +971,19 @@ void XdsClient::Impl::ApplyResponseLocked(
                                     "duplicate resource name"));
       continue;
     }
-    // Only resources of this server's authorities count: another server's
-    // resource of the same name is not ours to update.
-    if (cache_.server(entry->authority()) != server) continue;
+    // Only resources of authorities that use this server count: another
+    // server's resource of the same name is not ours to update. A71: a
+    // resource from a higher-priority server than the authority's current
+    // one switches it back, and the lower servers are released.
+    AuthorityServers& as = authority_servers_[entry->authority()];
+    const int rank = as.Rank(server);
+    if (rank < 0) continue;
+    if (static_cast<size_t>(rank) + 1 < as.in_use) {
+      const std::vector<ServerId> lower(as.servers.begin() + rank + 1,
+                                        as.servers.begin() + as.in_use);
+      as.in_use = rank + 1;
+      switched_back.insert(switched_back.end(), lower.begin(), lower.end());
+    }
     auto timer_it = call->resources.find(entry);
     if (timer_it != call->resources.end()) {
       timer_it->second.seen = true;
@@ -853,7 +1024,7 @@ void XdsClient::Impl::ApplyResponseLocked(
   // does-not-exist timer (the response may predate their request).
   if (type.all_resources_required_in_sotw()) {
     std::vector<Entry*> deleted;
-    cache_.ForEachOfServer(server, tid, [&](Entry& e) {
+    ForEachOfCurrentLocked(server, tid, [&](Entry& e) {
       if (seen_entries.contains(&e) || e.value() == nullptr) return;
       deleted.push_back(&e);
     });
@@ -872,6 +1043,8 @@ void XdsClient::Impl::ApplyResponseLocked(
   // so a partly bad response is NACKed with its own version.
   if (have_valid || errors.empty()) channel->versions[tid] = version;
   SendLocked(channel, tid, d);
+  // After the ACK is queued: `channel` is never among them (it is in use).
+  ReleaseUnusedLocked(switched_back, d);
 }
 
 void XdsClient::Impl::ScheduleLocked(WatchId id,

@@ -37,6 +37,33 @@
 // returns. A callback that another thread had already started may still be
 // running (and finish) after CancelWatch returns on this thread.
 //
+// Fallback (gRFC A71; Options::fallback, on unless
+// GRPC_EXPERIMENTAL_XDS_FALLBACK=false): each authority uses its
+// xds_servers (or the top-level list) in order, a server listed twice once.
+// When the authority's current server has a connectivity failure (A57:
+// TRANSIENT_FAILURE, or a stream closed before its first response) while
+// one of its watched resources is not cached (no value and not known not
+// to exist), the next server is connected and subscribed to everything the
+// authority watches; a new watch of a resource not cached while the current
+// server is failing does the same at once. Watchers hear the failure only
+// from the last server that could be tried. Higher-priority servers keep
+// their streams (and subscriptions); the first resource of the authority
+// one of them sends switches the authority back to it and releases the
+// lower ones. Fallback is per authority, within this client.
+//
+// Scope (A71 §Change global XdsClient ... to per-target instances): gRPC
+// keys its XdsClients by data-plane target so that one target's fallback
+// never moves another target, whose resources are cached, onto fallback
+// data. xdsfed has no global client; whoever creates an XdsClient chooses
+// its scope. XdsChannel::Create(bootstrap, target) creates one per channel
+// (a finer scope than gRPC's: two channels to one target do not share a
+// cache, at the cost of twice the xDS traffic); XdsChannel::Create(client,
+// target) lets callers share one client, which keeps A71's guarantee only
+// among channels of one target. XdsServerBuilder creates one client per
+// server, reported in CSDS with client_scope "#server"
+// (admin::kServerClientScope); `xdsfed watch` reports its target, or
+// "#server" with --server-listen.
+//
 // Threading: every public method is thread-safe. The transport factory must
 // not call on_connectivity_failure synchronously from Create().
 #ifndef XDSFED_LIB_CLIENT_XDS_CLIENT_H_
@@ -56,6 +83,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "json/json.h"
+#include "lib/base/fallback_gate.h"
 #include "lib/bootstrap/bootstrap.h"
 #include "lib/client/backoff.h"
 #include "lib/client/config_dump.h"
@@ -129,6 +157,11 @@ class XdsClient {
     std::optional<uint64_t> jitter_seed;
     // Clock and timers; null: DefaultTimers().
     std::shared_ptr<Timers> timers;
+    // A71 fallback: every server of an authority's xds_servers (or the
+    // top-level list) in order, else only the first. Default: the
+    // GRPC_EXPERIMENTAL_XDS_FALLBACK gate (lib/base/fallback_gate.h, on
+    // unless "false").
+    bool fallback = FallbackEnabledFromEnv();
     // Node.user_agent_name / user_agent_version of the first request.
     std::string user_agent_name = "xdsfed";
     std::string user_agent_version = "0.1";

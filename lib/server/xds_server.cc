@@ -588,7 +588,8 @@ absl::StatusOr<std::unique_ptr<XdsServer>> XdsServerBuilder::BuildAndStart() {
   if (!client.ok()) return client.status();
   std::unique_ptr<grpc::Service> csds;
   if (options_->csds_service) {
-    csds = admin::NewCsdsService(admin::XdsClientSource(*client));
+    csds = admin::NewCsdsService(admin::XdsClientSource(
+        *client, std::string(admin::kServerClientScope)));
     options_->services.push_back(csds.get());
   }
   absl::StatusOr<int> listen_fd =

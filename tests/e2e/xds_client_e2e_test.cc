@@ -990,5 +990,200 @@ TEST(XdsClientE2eTest, UnreachableServerNeverMakesResourcesNotExist) {
   client->CancelWatch(missing.id);
 }
 
+// --- A71: fallback over real gRPC, two and three control planes ---
+
+// A loopback port nobody listens on (a control plane bound it and left).
+int FreePort() {
+  Cp probe = StartCp(MakeSnapshot("0", {}));
+  if (probe.server == nullptr) return 0;
+  const int port = probe.port;
+  probe.server->Shutdown();
+  return port;
+}
+
+// a.example's xds_servers: the ports' servers in this order.
+std::shared_ptr<const Bootstrap> FallbackBootstrap(
+    const std::vector<int>& ports) {
+  std::vector<std::string> servers;
+  for (int port : ports) servers.push_back(ServerJson(port));
+  return MakeBootstrap(ServerJson(ports[0]),
+                       {{"a.example", absl::StrJoin(servers, ",")}});
+}
+
+// A71 §Change XdsClient to support fallback: servers unreachable from the
+// start (nothing cached) -> the first reachable server's resources reach
+// the watchers, which hear no error; servers below it are never asked.
+TEST(XdsClientE2eTest, FallbackPrimaryDownAtStart) {
+  struct Case {
+    const char* rule;
+    std::vector<bool> up;  // per server, in priority order
+    size_t want_from;      // the server whose value arrives
+  };
+  const Case kCases[] = {
+      {"two control planes, the primary down", {false, true}, 1},
+      {"three, the first two down", {false, false, true}, 2},
+      {"three, the primary down: the second serves, the third is never "
+       "connected",
+       {false, true, true},
+       1},
+  };
+  const std::string l = XdstpName("a.example", kLdsType, "svc");
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.rule);
+    std::vector<Cp> cps(c.up.size());
+    std::vector<int> ports;
+    for (size_t i = 0; i < c.up.size(); ++i) {
+      if (c.up[i]) {
+        cps[i] = StartCp(
+            MakeSnapshot("1", {Listener(l, absl::StrCat("route-", i))}));
+        ASSERT_NE(cps[i].server, nullptr);
+        ports.push_back(cps[i].port);
+      } else {
+        ports.push_back(FreePort());
+      }
+    }
+    auto client = MakeClient(FallbackBootstrap(ports));
+    ASSERT_NE(client, nullptr);
+    Watch w = StartWatch(*client, Lds(), l);
+    ASSERT_TRUE(w.watcher->WaitFor(
+        [](const RecordingWatcher::Events& events) {
+          return RecordingWatcher::Count(events, Kind::kChanged) >= 1;
+        },
+        kRestartWait));
+    const std::optional<Event> got = w.watcher->Last(Kind::kChanged);
+    ASSERT_TRUE(got.has_value());
+    EXPECT_NE(
+        got->value.toStyledString().find(absl::StrCat("route-", c.want_from)),
+        std::string::npos)
+        << got->value;
+    EXPECT_EQ(w.watcher->count(Kind::kError), 0u);
+    // The higher-priority servers stay connecting (A71).
+    EXPECT_EQ(client->channel_count(), c.want_from + 1);
+    for (size_t i = c.want_from + 1; i < cps.size(); ++i) {
+      if (cps[i].server != nullptr) {
+        EXPECT_TRUE(cps[i].server->RequestLog().empty()) << i;
+      }
+    }
+    client->CancelWatch(w.id);
+  }
+}
+
+// A71: the primary dies after everything was cached -> no fallback (the
+// watchers keep their values and hear the error, A57); a new cluster that is
+// not cached -> fallback, and it arrives from the fallback server. The
+// primary back: its first resource switches back and the fallback stream is
+// closed (A71: "close connections to the lower-priority server(s)").
+TEST(XdsClientE2eTest, FallbackOnlyForUncachedThenSwitchBack) {
+  const std::string l = XdstpName("a.example", kLdsType, "svc");
+  const std::string c1 = XdstpName("a.example", kCdsType, "c1");
+  const std::string c2 = XdstpName("a.example", kCdsType, "c2");
+  const auto primary_snapshot = [&] {
+    return MakeSnapshot(
+        "p1", {Listener(l, "r"), Cluster(c1, "p-e1"), Cluster(c2, "p-e2")});
+  };
+  Cp primary = StartCp(primary_snapshot());
+  Cp fallback = StartCp(MakeSnapshot(
+      "f1", {Listener(l, "r"), Cluster(c1, "f-e1"), Cluster(c2, "f-e2")}));
+  ASSERT_NE(primary.server, nullptr);
+  ASSERT_NE(fallback.server, nullptr);
+  const int primary_port = primary.port;
+  auto client = MakeClient(FallbackBootstrap({primary.port, fallback.port}));
+  ASSERT_NE(client, nullptr);
+  Watch lw = StartWatch(*client, Lds(), l);
+  Watch cw1 = StartWatch(*client, Cds(), c1);
+  ASSERT_TRUE(cw1.watcher->WaitForValue("eds_service_name", "p-e1"));
+  ASSERT_TRUE(lw.watcher->WaitForCount(Kind::kChanged, 1));
+
+  primary.server->Shutdown();
+  primary.server.reset();
+  // Everything cached: the error, no fallback.
+  ASSERT_TRUE(cw1.watcher->WaitForCount(Kind::kError, 1, kRestartWait));
+  EXPECT_TRUE(fallback.server->RequestLog().empty());
+  EXPECT_EQ(client->channel_count(), 1u);
+  EXPECT_EQ(DumpEntry(*client, c1)["client_status"].asString(), "ACKED");
+
+  // Mid-update: a cluster not cached -> fallback.
+  Watch cw2 = StartWatch(*client, Cds(), c2);
+  EXPECT_TRUE(cw2.watcher->WaitForValue("eds_service_name", "f-e2"));
+  EXPECT_TRUE(cw1.watcher->WaitForValue("eds_service_name", "f-e1"));
+  EXPECT_EQ(cw2.watcher->count(Kind::kError), 0u);
+  EXPECT_EQ(NamesIn(fallback.server->RequestLog(), kCdsType),
+            (std::set<std::string>{c1, c2}));
+  EXPECT_EQ(fallback.server->ActiveAdsStreams(), 1);
+
+  // The primary back: switch back, the fallback stream closed.
+  Cp restarted = StartCp(primary_snapshot(), false, primary_port);
+  ASSERT_NE(restarted.server, nullptr);
+  EXPECT_TRUE(
+      cw1.watcher->WaitForValue("eds_service_name", "p-e1", kRestartWait));
+  EXPECT_TRUE(cw2.watcher->WaitForValue("eds_service_name", "p-e2"));
+  const absl::Time deadline = absl::Now() + kWait;
+  while (fallback.server->ActiveAdsStreams() != 0 && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  EXPECT_EQ(fallback.server->ActiveAdsStreams(), 0);
+  EXPECT_EQ(client->channel_count(), 1u);
+  for (const Watch* w : {&lw, &cw1, &cw2}) {
+    EXPECT_EQ(w->watcher->count(Kind::kDoesNotExist), 0u);
+    client->CancelWatch(w->id);
+  }
+}
+
+// A71: "Resource watchers will only be notified of connectivity failures
+// after all xDS control planes listed in the bootstrap JSON have become
+// unreachable": three servers, none up -> the errors name the last server
+// only (each of its failures is one error, A57); nothing "does not exist".
+TEST(XdsClientE2eTest, FallbackAllThreeDown) {
+  const std::string l = XdstpName("a.example", kLdsType, "svc");
+  const std::vector<int> ports = {FreePort(), FreePort(), FreePort()};
+  auto client = MakeClient(FallbackBootstrap(ports));
+  ASSERT_NE(client, nullptr);
+  Watch w = StartWatch(*client, Lds(), l);
+  ASSERT_TRUE(w.watcher->WaitForCount(Kind::kError, 1, kRestartWait));
+  EXPECT_EQ(client->channel_count(), 3u);
+  absl::SleepFor(4 * kDoesNotExistTimeout);
+  for (const Event& e : w.watcher->events()) {
+    ASSERT_EQ(e.kind, Kind::kError);
+    EXPECT_NE(e.status.message().find(absl::StrCat("127.0.0.1:", ports[2])),
+              absl::string_view::npos)
+        << e.status;
+  }
+  client->CancelWatch(w.id);
+}
+
+// A71 §Flapping, with the same data on both servers: the primary goes down
+// and up three times; the watchers' value never changes and never goes
+// away (errors while the primary is down with everything cached are A57's
+// ambient errors).
+TEST(XdsClientE2eTest, FallbackFlappingPrimaryValueStaysPut) {
+  const std::string l = XdstpName("a.example", kLdsType, "svc");
+  const std::string c = XdstpName("a.example", kCdsType, "c");
+  const auto snapshot = [&] {
+    return MakeSnapshot("1", {Listener(l, "r"), Cluster(c, "e")});
+  };
+  const int primary_port = FreePort();
+  Cp fallback = StartCp(snapshot());
+  ASSERT_NE(fallback.server, nullptr);
+  auto client = MakeClient(FallbackBootstrap({primary_port, fallback.port}));
+  ASSERT_NE(client, nullptr);
+  Watch lw = StartWatch(*client, Lds(), l);
+  Watch cw = StartWatch(*client, Cds(), c);
+  ASSERT_TRUE(cw.watcher->WaitForValue("eds_service_name", "e", kRestartWait));
+  for (int i = 0; i < 3; ++i) {
+    Cp primary = StartCp(snapshot(), false, primary_port);
+    ASSERT_NE(primary.server, nullptr);
+    ASSERT_FALSE(WaitForRequest(
+                     *primary.server, kCdsType,
+                     [](const auto& r) { return IsAck(r, "1"); }, kRestartWait)
+                     .isNull());
+    primary.server->Shutdown();
+  }
+  for (const Watch* w : {&lw, &cw}) {
+    EXPECT_EQ(w->watcher->count(Kind::kChanged), 1u);
+    EXPECT_EQ(w->watcher->count(Kind::kDoesNotExist), 0u);
+    client->CancelWatch(w->id);
+  }
+}
+
 }  // namespace
 }  // namespace xdsfed

@@ -171,8 +171,11 @@ int RunWatch(Context& context) {
   std::unique_ptr<admin::CsdsServer> csds;
   if (csds_listen.has_value()) {
     auto started = admin::CsdsServer::Start(
-        *csds_listen,
-        admin::XdsClientSource(*client, target.has_value() ? *target : ""));
+        *csds_listen, admin::XdsClientSource(
+                          *client, target.has_value() ? *target
+                                   : server_listen.has_value()
+                                       ? std::string(admin::kServerClientScope)
+                                       : ""));
     if (!started.ok()) {
       // Cannot listen there (e.g. the port is in use): an I/O error, exit 2.
       Json::Value out(Json::objectValue);
