@@ -354,9 +354,12 @@ XdsClient::Impl::Impl(std::shared_ptr<const Bootstrap> bootstrap,
     }
     return as;
   };
-  auto add = [this](AuthorityId id, AuthorityServers as) {
-    if (authority_servers_.size() <= id) authority_servers_.resize(id + 1);
-    authority_servers_[id] = std::move(as);
+  // By AuthorityId; filled locally (the lambdas above are not analysed as
+  // holding mu_), then moved in.
+  std::vector<AuthorityServers> lists;
+  auto add = [&lists](AuthorityId id, AuthorityServers as) {
+    if (lists.size() <= id) lists.resize(id + 1);
+    lists[id] = std::move(as);
   };
   AuthorityServers top = server_list(bootstrap_->servers());
   cache_.SetOldStyleServer(top.servers[0]);
@@ -369,6 +372,7 @@ XdsClient::Impl::Impl(std::shared_ptr<const Bootstrap> bootstrap,
       add(id, std::move(as));
     }
   }
+  authority_servers_ = std::move(lists);
 }
 
 WatchId XdsClient::Impl::Watch(const resources::ResourceType& type,
@@ -527,12 +531,18 @@ bool XdsClient::Impl::HasUncachedLocked(AuthorityId authority) const {
 bool XdsClient::Impl::MaybeFallbackLocked(AuthorityId authority, Deferred* d) {
   AuthorityServers& as = authority_servers_[authority];
   if (as.entries == 0 || !HasUncachedLocked(authority)) return false;
+  // Only the types the authority watches: an empty LDS or CDS request
+  // would be a wildcard subscription on a channel other authorities share.
+  std::vector<TypeId> watched;
+  for (TypeId t = 0; t < types_.size(); ++t) {
+    bool any = false;
+    cache_.ForEachOf(authority, t, [&any](const Entry&) { any = true; });
+    if (any) watched.push_back(t);
+  }
   while (as.in_use < as.servers.size()) {
     ++as.in_use;
     Channel* channel = nullptr;
-    for (TypeId t = 0; t < types_.size(); ++t) {
-      if (types_[t] != nullptr) channel = SubscribeOnLocked(as.current(), t, d);
-    }
+    for (TypeId t : watched) channel = SubscribeOnLocked(as.current(), t, d);
     if (channel != nullptr && channel->status.ok()) return true;
   }
   return false;

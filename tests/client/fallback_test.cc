@@ -313,6 +313,30 @@ TEST(FallbackTest, HundredServers) {
   EXPECT_EQ(e.factory->live_transport_count(), 4u);
 }
 
+// A fallback server another authority already uses: it gets the falling
+// back authority's resources of the types that authority watches, and no
+// empty request (which for LDS / CDS would be a wildcard subscription).
+TEST(FallbackTest, SharedFallbackServerGetsNoEmptyRequest) {
+  const std::string json = absl::StrCat(
+      R"({"xds_servers":[)", Server("top:443"),
+      R"(],"node":{"id":"n"},"authorities":{"f.com":{"xds_servers":[)",
+      Server("p:443"), ",", Server("f1:443"), R"(]},"g.com":{"xds_servers":[)",
+      Server("f1:443"), "]}}}");
+  Env e(true, json);
+  e.Watch(FakeClusterType(), "xdstp://g.com/envoy.config.cluster.v3.Cluster/g");
+  e.Watch(FakeListenerType(), kL);
+  FakeCall* shared = e.factory->LatestCall("f1:443");
+  ASSERT_NE(shared, nullptr);
+  const size_t before = shared->Requests().size();
+  e.Unreachable("p:443");
+  const std::vector<DiscoveryRequest> requests = shared->Requests();
+  ASSERT_EQ(requests.size(), before + 1);
+  EXPECT_EQ(requests.back().type_url(), kLdsUrl);
+  EXPECT_THAT(std::vector<std::string>(requests.back().resource_names().begin(),
+                                       requests.back().resource_names().end()),
+              ElementsAre(std::string(kL)));
+}
+
 // The last watch of an authority gone, its next watch starts again from
 // the primary (fallback channels released).
 TEST(FallbackTest, LastWatchCancelledReleasesFallback) {
