@@ -79,7 +79,8 @@ struct Env {
                const std::vector<FakeResource>& resources) {
     FakeCall* call = factory->LatestCall(uri);
     ASSERT_NE(call, nullptr) << uri;
-    call->Respond(MakeResponse(type_url, absl::StrCat("v", ++version),
+    ++version;
+    call->Respond(MakeResponse(type_url, absl::StrCat("v", version),
                                absl::StrCat("n", version), resources));
   }
   // Every resource name the latest stream to `uri` has subscribed to.
