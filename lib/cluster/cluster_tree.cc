@@ -28,6 +28,7 @@ DiscoveryMechanism MakeMechanism(absl::string_view name,
   mechanism.max_concurrent_requests = resource.max_concurrent_requests;
   mechanism.lrs_load_reporting_server_is_self =
       resource.lrs_load_reporting_server_is_self;
+  mechanism.upstream_tls = resource.upstream_tls;
   return mechanism;
 }
 
@@ -103,7 +104,8 @@ bool DiscoveryMechanism::operator==(const DiscoveryMechanism& other) const {
          dns_hostname == other.dns_hostname &&
          max_concurrent_requests == other.max_concurrent_requests &&
          lrs_load_reporting_server_is_self ==
-             other.lrs_load_reporting_server_is_self;
+             other.lrs_load_reporting_server_is_self &&
+         upstream_tls == other.upstream_tls;
 }
 
 std::string DiscoveryMechanism::ToString() const {
@@ -121,6 +123,9 @@ std::string DiscoveryMechanism::ToString() const {
     absl::StrAppend(&out, " max_concurrent_requests=", max_concurrent_requests);
   }
   if (lrs_load_reporting_server_is_self) absl::StrAppend(&out, " lrs=self");
+  if (upstream_tls.has_value()) {
+    absl::StrAppend(&out, " tls=", upstream_tls->root.instance_name);
+  }
   return out;
 }
 

@@ -20,6 +20,7 @@
 #define XDSFED_LIB_CLUSTER_CLUSTER_TREE_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,10 @@ struct DiscoveryMechanism {
   std::string dns_hostname;      // kLogicalDns: "host:port"
   uint32_t max_concurrent_requests = 1024;
   bool lrs_load_reporting_server_is_self = false;
+  // The leaf Cluster's UpstreamTlsContext (A29): its endpoints are reached
+  // over TLS with these settings; none: plaintext. (Each leaf's own, as
+  // grpc-go and grpc-java do; C-core 1.51 applied the root cluster's.)
+  std::optional<resources::UpstreamTlsContext> upstream_tls;
 
   // The EDS resource to watch (kEds).
   const std::string& EdsResourceName() const {
@@ -85,7 +90,8 @@ struct DiscoveryMechanism {
     return !(*this == other);
   }
   // "EDS B", "EDS B eds_service_name=svc", "LOGICAL_DNS E dns_hostname=h:443";
-  // then " max_concurrent_requests=N" when not 1024 and " lrs=self" when set.
+  // then " max_concurrent_requests=N" when not 1024, " lrs=self" when set
+  // and " tls=<root instance>" with TLS.
   std::string ToString() const;
 };
 

@@ -30,6 +30,8 @@ using envoy::config::cluster::v3::Cluster;
 
 constexpr absl::string_view kAggregateClusterConfig =
     "envoy.extensions.clusters.aggregate.v3.ClusterConfig";
+constexpr absl::string_view kUpstreamTlsContext =
+    "envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext";
 
 // type: EDS (gRPC 1.51 EdsConfigParse; A47 §xDS API Changes allows `self`).
 ClusterResource::Eds ParseEds(const DecodeContext& context,
@@ -197,26 +199,26 @@ ClusterResource Validate(const DecodeContext& context,
       errors->AddError("LB policy is not supported");
     }
   }
-  // transport_socket: gRPC accepts only an UpstreamTlsContext with a CA
-  // certificate provider. We have neither that proto nor xDS security, and
-  // ignoring a request for TLS would silently downgrade to plaintext.
+  // transport_socket: gRPC accepts only an UpstreamTlsContext (A29 §CDS for
+  // Client Side Security; C-core 1.51 UpstreamTlsContextParse).
   if (cluster.has_transport_socket()) {
     ValidationErrors::ScopedField field(errors, ".transport_socket");
     ValidationErrors::ScopedField field2(errors, ".typed_config");
     if (!cluster.transport_socket().has_typed_config()) {
       errors->AddError("field not present");
     } else {
-      ValidationErrors::ScopedField field3(errors, ".type_url");
-      const absl::string_view type_url = absl::StripPrefix(
-          cluster.transport_socket().typed_config().type_url(), kTypeUrlPrefix);
-      if (type_url ==
-          "envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext") {
-        errors->AddError(
-            "UpstreamTlsContext is not supported: xdsfed has no xDS "
-            "security support");
-      } else {
+      const auto& any = cluster.transport_socket().typed_config();
+      const absl::string_view type_url =
+          absl::StripPrefix(any.type_url(), kTypeUrlPrefix);
+      if (type_url != kUpstreamTlsContext) {
+        ValidationErrors::ScopedField field3(errors, ".type_url");
         errors->AddError(
             absl::StrCat("unrecognized transport socket type: ", type_url));
+      } else {
+        ValidationErrors::ScopedField field3(
+            errors, absl::StrCat(".value[", kUpstreamTlsContext, "]"));
+        value.upstream_tls = ParseUpstreamTlsContext(
+            any.value(), errors, context.certificate_provider_instances);
       }
     }
   }
@@ -279,7 +281,8 @@ bool ClusterResource::operator==(const ClusterResource& other) const {
          max_ring_size == other.max_ring_size &&
          max_concurrent_requests == other.max_concurrent_requests &&
          lrs_load_reporting_server_is_self ==
-             other.lrs_load_reporting_server_is_self;
+             other.lrs_load_reporting_server_is_self &&
+         upstream_tls == other.upstream_tls;
 }
 
 Json::Value ClusterResource::ToJson() const {
@@ -307,6 +310,7 @@ Json::Value ClusterResource::ToJson() const {
   }
   out["max_concurrent_requests"] = max_concurrent_requests;
   out["lrs_load_reporting_server_is_self"] = lrs_load_reporting_server_is_self;
+  if (upstream_tls.has_value()) out["upstream_tls"] = upstream_tls->ToJson();
   return out;
 }
 

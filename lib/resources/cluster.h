@@ -18,12 +18,14 @@
 #define XDSFED_LIB_RESOURCES_CLUSTER_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "json/json.h"
 #include "lib/resources/resource_type.h"
+#include "lib/resources/upstream_tls_context.h"
 
 namespace xdsfed {
 namespace resources {
@@ -77,6 +79,9 @@ struct ClusterResource {
   // lrs_server was set (it can only be `self`): load reports go to the xDS
   // server this Cluster came from (A47 §LRS Server Representation).
   bool lrs_load_reporting_server_is_self = false;
+  // transport_socket's UpstreamTlsContext (A29): connections to this
+  // cluster's endpoints use TLS with these settings. None: plaintext.
+  std::optional<UpstreamTlsContext> upstream_tls;
 
   bool operator==(const ClusterResource& other) const;
   bool operator!=(const ClusterResource& other) const {
@@ -87,7 +92,7 @@ struct ClusterResource {
   //  "eds_service_name" | "dns_host","dns_port" | "prioritized_cluster_names",
   //  "lb_policy":"ROUND_ROBIN"|"RING_HASH" (+ "min_ring_size",
   //  "max_ring_size" for RING_HASH), "max_concurrent_requests",
-  //  "lrs_load_reporting_server_is_self"}
+  //  "lrs_load_reporting_server_is_self", and "upstream_tls" when set}
   Json::Value ToJson() const;
 };
 

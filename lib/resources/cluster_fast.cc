@@ -320,7 +320,7 @@ bool FastDecodeCluster(const DecodeContext& context,
         // Only `self` is valid (A47 §LRS Server Representation).
         return SingularBytes(&r, tag, &seen, &v) &&
                ReadConfigSource(v, &lrs_server) && lrs_server == 5;
-      case 24:  // transport_socket: always an error here (cluster.cc)
+      case 24:  // transport_socket: UpstreamTlsContext, left to libprotobuf
       case 25:  // metadata: a Struct tree, left to libprotobuf
       case 33:  // load_assignment: LOGICAL_DNS clusters, left to libprotobuf
         return false;

@@ -13,7 +13,8 @@
 // The contract is one-sided, as for route_config_fast.h: the fast path
 // either gives up (returns false) or returns the value the libprotobuf path
 // would return. It handles EDS and aggregate clusters and gives up on
-// LOGICAL_DNS ones, on load_assignment, metadata, transport_socket,
+// LOGICAL_DNS ones, on load_assignment, metadata, transport_socket (a
+// TLS cluster, A29: the full decoder validates its UpstreamTlsContext),
 // api_config_source and path config sources, on anything unusual on the
 // wire (groups, a singular field or oneof set twice, a known field with
 // another wire type) and on every validation error, so that errors and

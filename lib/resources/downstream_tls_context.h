@@ -13,6 +13,7 @@
 
 #include "absl/strings/string_view.h"
 #include "json/json.h"
+#include "lib/resources/certificate_provider_instance.h"
 
 namespace xdsfed {
 
@@ -21,15 +22,7 @@ class ValidationErrors;
 namespace resources {
 
 struct DownstreamTlsContext {
-  struct ProviderInstance {
-    std::string instance_name;     // a key of the bootstrap's providers
-    std::string certificate_name;  // passed to the provider ("" = default)
-    bool operator==(const ProviderInstance& o) const {
-      return instance_name == o.instance_name &&
-             certificate_name == o.certificate_name;
-    }
-    Json::Value ToJson() const;
-  };
+  using ProviderInstance = CertificateProviderInstance;
   ProviderInstance identity;
   std::optional<ProviderInstance> root;  // verify client certificates
   bool require_client_certificate = false;

@@ -9,6 +9,7 @@
 
 #include "envoy/config/cluster/v3/cluster.pb.h"
 #include "envoy/extensions/clusters/aggregate/v3/cluster.pb.h"
+#include "envoy/extensions/transport_sockets/tls/v3/tls.pb.h"
 #include "gtest/gtest.h"
 
 namespace xdsfed {
@@ -367,16 +368,31 @@ TEST(ClusterTest, Validation) {
            "[field:transport_socket.typed_config.type_url error:unrecognized "
            "transport socket type: envoy.extensions.transport_sockets.raw_"
            "buffer.v3.RawBuffer]"},
-      {"xdsfed: no xDS security, so TLS is refused rather than ignored",
+      {"A29 §CDS for Client Side Security: an UpstreamTlsContext with a CA "
+       "provider instance is accepted and kept",
        [](Cluster* c) {
-         c->mutable_transport_socket()->mutable_typed_config()->set_type_url(
-             "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3."
-             "UpstreamTlsContext");
+         envoy::extensions::transport_sockets::tls::v3::UpstreamTlsContext tls;
+         tls.mutable_common_tls_context()
+             ->mutable_validation_context()
+             ->mutable_ca_certificate_provider_instance()
+             ->set_instance_name("ca");
+         c->mutable_transport_socket()->set_name("tls");
+         c->mutable_transport_socket()->mutable_typed_config()->PackFrom(tls);
+       },
+       R"({"eds_service_name":"",)" + kEdsDefaults +
+           R"("name":"c","type":"EDS","upstream_tls":{"identity":null,)"
+           R"("match_subject_alt_names":[],"root":{"certificate_name":"",)"
+           R"("instance_name":"ca"}}})"},
+      {"gRPC 1.51 UpstreamTlsContextParse: errors under the Any's value path",
+       [](Cluster* c) {
+         c->mutable_transport_socket()->mutable_typed_config()->PackFrom(
+             envoy::extensions::transport_sockets::tls::v3::
+                 UpstreamTlsContext());
        },
        std::string(kPrefix) +
-           "[field:transport_socket.typed_config.type_url "
-           "error:UpstreamTlsContext is not supported: xdsfed has no xDS "
-           "security support]"},
+           "[field:transport_socket.typed_config.value[envoy.extensions."
+           "transport_sockets.tls.v3.UpstreamTlsContext].common_tls_context "
+           "error:no CA certificate provider instance configured]"},
       // --- every problem at once, sorted by field path ---
       {"gRPC 1.51 CdsResourceParse: all errors in one status",
        [](Cluster* c) {
