@@ -56,6 +56,28 @@ std::optional<absl::string_view> LookupHeader(
   return first->second;
 }
 
+// What the failing endpoints of a child know about their failure (TLS:
+// endpoint_tls.h), as "; 127.0.0.1:5000: <reason>", at most two, distinct.
+// Cold path: only when a picker with a failing priority is published.
+template <typename ChildT>
+std::string EndpointFailures(const ChildT& child) {
+  std::string out;
+  std::vector<std::string> seen;
+  for (const auto& loc : child.localities) {
+    for (const auto& e : loc.endpoints) {
+      if (seen.size() >= 2) return out;
+      std::string why = e->failure_reason();
+      if (why.empty() ||
+          std::find(seen.begin(), seen.end(), why) != seen.end()) {
+        continue;
+      }
+      absl::StrAppend(&out, "; ", e->address(), ": ", why);
+      seen.push_back(std::move(why));
+    }
+  }
+  return out;
+}
+
 PickResult Failed(absl::Status status) {
   PickResult r;
   r.status = std::move(status);
@@ -78,6 +100,8 @@ struct DataPlane::Child {
   std::optional<XdsServerConfig> lrs_server;
   std::shared_ptr<lrs::CallCounter> counter;
   std::shared_ptr<lrs::ClusterDropStats> drop_stats;
+  // The leaf cluster's UpstreamTlsContext (A29); null: plaintext.
+  std::shared_ptr<const resources::UpstreamTlsContext> tls;
   struct Locality {
     EndpointResource::Locality locality;
     uint32_t weight = 0;
@@ -321,15 +345,21 @@ void DataPlane::UpdateClusterLocked(
 }
 
 std::shared_ptr<Endpoint> DataPlane::GetEndpointLocked(
-    const std::string& address) {
-  auto& weak = endpoints_[address];
+    const std::string& address,
+    const std::shared_ptr<const resources::UpstreamTlsContext>& tls) {
+  auto& weak =
+      endpoints_[tls == nullptr ? address
+                                : absl::StrCat(address, "\ntls:", tls->Key())];
   std::shared_ptr<Endpoint> e = weak.lock();
   if (e == nullptr && factory_ != nullptr) {
-    e = factory_->Create(address, [weak_self = weak_from_this()] {
+    auto on_change = [weak_self = weak_from_this()] {
       if (auto self = weak_self.lock()) {
         self->OnEndpointChange();
       }
-    });
+    };
+    e = tls == nullptr
+            ? factory_->Create(address, std::move(on_change))
+            : factory_->CreateTls(address, tls, std::move(on_change));
     weak = e;
     if (e != nullptr) to_start_.push_back(e);
   }
@@ -348,6 +378,12 @@ void DataPlane::SetChildEndpointsLocked(ClusterLb& lb, Child& child) {
   child.drops = m.endpoints != nullptr
                     ? m.endpoints->drop_categories
                     : std::vector<EndpointResource::DropCategory>();
+  if (!m.mechanism.upstream_tls.has_value()) {
+    child.tls.reset();
+  } else if (child.tls == nullptr || *child.tls != *m.mechanism.upstream_tls) {
+    child.tls = std::make_shared<const resources::UpstreamTlsContext>(
+        *m.mechanism.upstream_tls);
+  }
   const bool lrs_changed = child.lrs_server != m.lrs_server;
   child.lrs_server = m.lrs_server;
   if (child.counter == nullptr || child.counter->cluster() != child.cluster ||
@@ -371,7 +407,7 @@ void DataPlane::SetChildEndpointsLocked(ClusterLb& lb, Child& child) {
     loc.weight = la.weight;
     loc.endpoints.reserve(la.endpoints.size());
     for (const auto& e : la.endpoints) {
-      if (auto ep = GetEndpointLocked(e.address)) {
+      if (auto ep = GetEndpointLocked(e.address, child.tls)) {
         loc.endpoints.push_back(std::move(ep));
       }
     }
@@ -691,7 +727,8 @@ void DataPlane::PublishLocked() {
           pc->mode = Mode::kFail;
           pc->error = absl::UnavailableError(absl::StrCat(
               "cluster ", name, ": all priorities failing; priority ",
-              lb->current, " (", child.name, "): ", child.reason));
+              lb->current, " (", child.name, "): ", child.reason,
+              EndpointFailures(child)));
           break;
         default:
           pc->mode = Mode::kQueue;

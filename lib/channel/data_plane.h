@@ -224,7 +224,12 @@ class DataPlane : public std::enable_shared_from_this<DataPlane> {
   void DeactivateLocked(ClusterLb& lb, Child& child)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReactivateLocked(Child& child) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  std::shared_ptr<Endpoint> GetEndpointLocked(const std::string& address)
+  // The endpoint for `address` secured by `tls` (null: plaintext): the
+  // security settings are part of its identity, so a cluster whose TLS
+  // differs never shares another's connection.
+  std::shared_ptr<Endpoint> GetEndpointLocked(
+      const std::string& address,
+      const std::shared_ptr<const resources::UpstreamTlsContext>& tls)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void PublishLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Unlocks, then runs what the locked section queued (re-resolution
@@ -252,6 +257,7 @@ class DataPlane : public std::enable_shared_from_this<DataPlane> {
   const resources::VirtualHost* routes_vhost_ ABSL_GUARDED_BY(mu_) = nullptr;
   std::map<std::string, std::unique_ptr<ClusterLb>> clusters_
       ABSL_GUARDED_BY(mu_);
+  // By address, plus the UpstreamTlsContext's Key() for TLS endpoints.
   absl::flat_hash_map<std::string, std::weak_ptr<Endpoint>> endpoints_
       ABSL_GUARDED_BY(mu_);
   // Endpoints made under mu_, started by FinishUpdate once it is released.

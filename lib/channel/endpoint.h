@@ -26,6 +26,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/string_view.h"
 #include "lib/base/mutex.h"
+#include "lib/resources/upstream_tls_context.h"
 
 namespace grpc {
 class Channel;
@@ -64,6 +65,14 @@ class Endpoint {
   // last state observed.
   virtual Connectivity Recheck() { return state(); }
 
+  // Why the endpoint is in TRANSIENT_FAILURE when more is known than the
+  // state: for a TLS endpoint, the certificate file, SAN mismatch or
+  // certificate problem found (endpoint_tls.h). "" otherwise. Cold path.
+  virtual std::string failure_reason() const { return ""; }
+  // A TLS endpoint's server as its last verified certificate named it
+  // (its SANs); "" for plaintext or before a handshake passed.
+  virtual std::string peer_identity() const { return ""; }
+
   // A generated stub (or any type constructible from the channel) over this
   // endpoint, made once and kept with the endpoint: generated stubs register
   // their methods with the channel when constructed, so one per call would
@@ -101,6 +110,16 @@ class EndpointFactory {
   // it must not capture the endpoint.
   virtual std::shared_ptr<Endpoint> Create(const std::string& address,
                                            std::function<void()> on_change) = 0;
+  // The same for an endpoint of a cluster with an UpstreamTlsContext (A29):
+  // its connection uses TLS with these settings, never plaintext. Default:
+  // null, no endpoint (a factory that cannot do TLS makes none, and the
+  // cluster fails with "no endpoints" rather than connecting in the clear).
+  virtual std::shared_ptr<Endpoint> CreateTls(
+      const std::string& /*address*/,
+      std::shared_ptr<const resources::UpstreamTlsContext> /*tls*/,
+      std::function<void()> /*on_change*/) {
+    return nullptr;
+  }
 };
 
 }  // namespace channel

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "lib/channel/endpoint_tls.h"
 #include "lib/cluster/dns_resolver.h"
 #include "lib/transport/grpc_lifetime.h"
 
@@ -70,6 +71,12 @@ struct GrpcEndpointFactory::Core {
   std::atomic<Connectivity> state{Connectivity::kIdle};
   std::atomic<bool> started{false};
   std::atomic<bool> released{false};
+  // TLS endpoints only (A29).
+  std::shared_ptr<const resources::UpstreamTlsContext> tls;
+  std::shared_ptr<TlsHandshakeReport> report;
+  std::atomic<bool> diagnosing{false};
+  Mutex reason_mu;
+  std::string reason ABSL_GUARDED_BY(reason_mu);
 };
 
 class GrpcEndpointFactory::Handle : public Endpoint {
@@ -103,6 +110,22 @@ class GrpcEndpointFactory::Handle : public Endpoint {
     }
     return now;
   }
+  std::string failure_reason() const override {
+    if (state() != Connectivity::kTransientFailure) return "";
+    {
+      MutexLock lock(&core_->reason_mu);
+      if (!core_->reason.empty()) return core_->reason;
+    }
+    // The verifier's verdict is known before the diagnosis runs.
+    if (core_->report != nullptr) {
+      std::string san = core_->report->san_mismatch();
+      if (!san.empty()) return absl::StrCat("SAN check failed: ", san);
+    }
+    return "";
+  }
+  std::string peer_identity() const override {
+    return core_->report == nullptr ? "" : core_->report->peer_identity();
+  }
 
  private:
   GrpcEndpointFactory* const factory_;
@@ -117,6 +140,7 @@ GrpcEndpointFactory::GrpcEndpointFactory(Options options)
   // An endpoint's channel may be released inside a call's callback.
   transport::HoldGrpcCallbackQueueForProcessLife();
   thread_ = std::thread([this] { Run(); });
+  diagnosis_thread_ = std::thread([this] { RunDiagnoses(); });
 }
 
 GrpcEndpointFactory::~GrpcEndpointFactory() {
@@ -124,9 +148,11 @@ GrpcEndpointFactory::~GrpcEndpointFactory() {
     MutexLock lock(&mu_);
     shutting_down_ = true;
     while (pending_ > 0) idle_.wait(mu_);
+    diagnosis_wanted_.notify_all();
   }
   cq_.Shutdown();
   thread_.join();
+  diagnosis_thread_.join();
 }
 
 std::shared_ptr<Endpoint> GrpcEndpointFactory::Create(
@@ -137,6 +163,22 @@ std::shared_ptr<Endpoint> GrpcEndpointFactory::Create(
   {
     // Counted from now: the destructor waits for this endpoint's release
     // (never started) or its last watch.
+    MutexLock lock(&mu_);
+    ++pending_;
+  }
+  return std::make_shared<Handle>(this, std::move(core));
+}
+
+std::shared_ptr<Endpoint> GrpcEndpointFactory::CreateTls(
+    const std::string& address,
+    std::shared_ptr<const resources::UpstreamTlsContext> tls,
+    std::function<void()> on_change) {
+  auto core = std::make_shared<Core>();
+  core->address = address;
+  core->on_change = std::move(on_change);
+  core->tls = std::move(tls);
+  core->report = std::make_shared<TlsHandshakeReport>();
+  {
     MutexLock lock(&mu_);
     ++pending_;
   }
@@ -162,8 +204,34 @@ void GrpcEndpointFactory::StartChannel(
               Millis(options_.min_reconnect_backoff));
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
               Millis(options_.max_reconnect_backoff));
-  *channel = grpc::CreateCustomChannel(
-      EndpointTarget(core->address), grpc::InsecureChannelCredentials(), args);
+  std::shared_ptr<grpc::ChannelCredentials> creds;
+  if (core->tls == nullptr) {
+    creds = grpc::InsecureChannelCredentials();
+  } else {
+    absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> tls_creds =
+        options_.bootstrap == nullptr
+            ? absl::FailedPreconditionError(
+                  "no bootstrap to find certificate providers in")
+            : MakeEndpointCredentials(*options_.bootstrap, *core->tls,
+                                      core->report);
+    if (!tls_creds.ok()) {
+      // No channel at all: the cluster asked for TLS and cannot have it.
+      // Never started, so its release ends its count.
+      {
+        MutexLock lock(&core->reason_mu);
+        core->reason = std::string(tls_creds.status().message());
+      }
+      const Connectivity before =
+          core->state.exchange(Connectivity::kTransientFailure);
+      if (before != Connectivity::kTransientFailure && core->on_change) {
+        core->on_change();
+      }
+      return;
+    }
+    creds = *std::move(tls_creds);
+  }
+  *channel = grpc::CreateCustomChannel(EndpointTarget(core->address),
+                                       std::move(creds), args);
   core->channel = *channel;
   core->started.store(true, std::memory_order_release);
   grpc_connectivity_state s = (*channel)->GetState(/*try_to_connect=*/true);
@@ -216,8 +284,54 @@ void GrpcEndpointFactory::Run() {
     grpc_connectivity_state s = channel->GetState(true);
     Connectivity now = FromGrpc(s);
     Connectivity before = core->state.exchange(now);
+    if (now == Connectivity::kReady && core->tls != nullptr) {
+      MutexLock lock(&core->reason_mu);
+      core->reason.clear();
+    }
     Arm(core, *channel, s);
     if (now != before && core->on_change) core->on_change();
+    if (now == Connectivity::kTransientFailure && core->tls != nullptr) {
+      Diagnose(core);
+    }
+  }
+}
+
+void GrpcEndpointFactory::Diagnose(const std::shared_ptr<Core>& core) {
+  if (core->diagnosing.exchange(true)) return;
+  MutexLock lock(&mu_);
+  diagnoses_.push_back(core);
+  diagnosis_wanted_.notify_all();
+}
+
+void GrpcEndpointFactory::RunDiagnoses() {
+  for (;;) {
+    std::shared_ptr<Core> core;
+    {
+      MutexLock lock(&mu_);
+      while (diagnoses_.empty() && !(shutting_down_ && pending_ == 0)) {
+        diagnosis_wanted_.wait(mu_);
+      }
+      if (diagnoses_.empty()) return;
+      core = std::move(diagnoses_.front());
+      diagnoses_.pop_front();
+    }
+    std::string why;
+    if (!core->released.load() && options_.bootstrap != nullptr) {
+      why = ExplainTlsFailure(*options_.bootstrap, *core->tls, *core->report,
+                              EndpointTarget(core->address),
+                              options_.tls_diagnosis_timeout);
+    }
+    bool changed = false;
+    {
+      MutexLock lock(&core->reason_mu);
+      changed = why != core->reason;
+      core->reason = std::move(why);
+    }
+    core->diagnosing.store(false);
+    // The data plane republishes, so a failing pick names the reason.
+    if (changed && !core->released.load() && core->on_change) {
+      core->on_change();
+    }
   }
 }
 

@@ -19,6 +19,7 @@
 #define XDSFED_LIB_CHANNEL_GRPC_ENDPOINT_H_
 
 #include <condition_variable>
+#include <deque>
 #include <memory>
 #include <string>
 #include <thread>
@@ -27,6 +28,7 @@
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "lib/base/mutex.h"
+#include "lib/bootstrap/bootstrap.h"
 #include "lib/channel/endpoint.h"
 
 namespace xdsfed {
@@ -48,6 +50,12 @@ class GrpcEndpointFactory : public EndpointFactory {
     // a failed-back priority must see it READY quickly.
     absl::Duration min_reconnect_backoff = absl::Milliseconds(100);
     absl::Duration max_reconnect_backoff = absl::Seconds(1);
+    // Where TLS endpoints find their certificate provider instances (A29);
+    // null: every TLS endpoint fails (never plaintext).
+    std::shared_ptr<const Bootstrap> bootstrap;
+    // Longest diagnostic handshake after a TLS endpoint failed
+    // (endpoint_tls.h ExplainTlsFailure).
+    absl::Duration tls_diagnosis_timeout = absl::Seconds(2);
   };
 
   explicit GrpcEndpointFactory(Options options);
@@ -60,6 +68,13 @@ class GrpcEndpointFactory : public EndpointFactory {
 
   std::shared_ptr<Endpoint> Create(const std::string& address,
                                    std::function<void()> on_change) override;
+  // A TLS channel (endpoint_tls.h), one set of credentials per endpoint so
+  // that its verifier's report is its own. A failed TLS endpoint's reason
+  // is found on the factory's diagnosis thread, never on the watch thread.
+  std::shared_ptr<Endpoint> CreateTls(
+      const std::string& address,
+      std::shared_ptr<const resources::UpstreamTlsContext> tls,
+      std::function<void()> on_change) override;
 
  private:
   struct Core;
@@ -73,6 +88,9 @@ class GrpcEndpointFactory : public EndpointFactory {
   void Arm(const std::shared_ptr<Core>& core, grpc::Channel& channel,
            grpc_connectivity_state last);
   void Run();
+  // Queues a failed TLS endpoint for diagnosis (once at a time each).
+  void Diagnose(const std::shared_ptr<Core>& core);
+  void RunDiagnoses();
 
   const Options options_;
   grpc::CompletionQueue cq_;
@@ -81,6 +99,10 @@ class GrpcEndpointFactory : public EndpointFactory {
   size_t pending_ ABSL_GUARDED_BY(mu_) = 0;
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;
+  // Failed TLS endpoints waiting for ExplainTlsFailure.
+  std::deque<std::shared_ptr<Core>> diagnoses_ ABSL_GUARDED_BY(mu_);
+  std::condition_variable_any diagnosis_wanted_;
+  std::thread diagnosis_thread_;
 };
 
 }  // namespace channel

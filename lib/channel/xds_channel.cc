@@ -89,6 +89,7 @@ absl::StatusOr<std::unique_ptr<XdsChannel>> XdsChannel::Create(
   endpoint_options.authority = ch->authority_;
   endpoint_options.min_reconnect_backoff = options.min_reconnect_backoff;
   endpoint_options.max_reconnect_backoff = options.max_reconnect_backoff;
+  endpoint_options.bootstrap = ch->client_->bootstrap();
   ch->factory_ = std::make_shared<GrpcEndpointFactory>(endpoint_options);
   ch->manager_ = std::make_shared<ManagerRef>();
   DataPlane::Options dp;

@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "grpcpp/security/tls_certificate_provider.h"
 #include "grpcpp/security/tls_credentials_options.h"
-#include "schema/channel_creds.xds.h"
+#include "lib/transport/certificate_providers.h"
 
 namespace xdsfed::server {
 namespace {
@@ -14,21 +14,6 @@ namespace {
 bool Readable(const std::string& path) {
   std::ifstream in(path);
   return in.good();
-}
-
-// A file_watcher instance's config: the keys of gRPC's file_watcher plugin,
-// which are those of the tls channel creds config (same schema).
-absl::StatusOr<schema::TlsChannelCredsConfig> ProviderConfig(
-    const Bootstrap& bootstrap, const std::string& instance) {
-  auto it = bootstrap.certificate_providers().find(instance);
-  if (it == bootstrap.certificate_providers().end()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("certificate provider instance \"", instance,
-                     "\" is not in the bootstrap's certificate_providers"));
-  }
-  return schema::TlsChannelCredsConfig::Parse(
-      it->second.config.value_or(Json::Value(Json::objectValue)),
-      absl::StrCat("certificate_providers[\"", instance, "\"].config: "));
 }
 
 }  // namespace
@@ -49,8 +34,8 @@ TlsCredentialsCache::For(const resources::DownstreamTlsContext& tls) {
     auto it = cache_.find(key);
     if (it != cache_.end()) return it->second;
   }
-  absl::StatusOr<schema::TlsChannelCredsConfig> identity =
-      ProviderConfig(*bootstrap_, tls.identity.instance_name);
+  absl::StatusOr<transport::ProviderFileSet> identity =
+      transport::ProviderFiles(*bootstrap_, tls.identity.instance_name);
   if (!identity.ok()) return identity.status();
   if (identity->certificate_file.empty() ||
       identity->private_key_file.empty()) {
@@ -61,8 +46,8 @@ TlsCredentialsCache::For(const resources::DownstreamTlsContext& tls) {
   std::string ca_file;
   absl::Duration refresh = identity->refresh_interval;
   if (tls.root.has_value()) {
-    absl::StatusOr<schema::TlsChannelCredsConfig> root =
-        ProviderConfig(*bootstrap_, tls.root->instance_name);
+    absl::StatusOr<transport::ProviderFileSet> root =
+        transport::ProviderFiles(*bootstrap_, tls.root->instance_name);
     if (!root.ok()) return root.status();
     if (root->ca_certificate_file.empty()) {
       return absl::FailedPreconditionError(absl::StrCat(
@@ -80,19 +65,11 @@ TlsCredentialsCache::For(const resources::DownstreamTlsContext& tls) {
           absl::StrCat("cannot read \"", *path, "\""));
     }
   }
-  const unsigned refresh_s = static_cast<unsigned>(
-      std::max<int64_t>(1, absl::ToInt64Seconds(refresh)));
-  std::shared_ptr<grpc::experimental::CertificateProviderInterface> provider;
-  if (ca_file.empty()) {
-    provider =
-        std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
-            identity->private_key_file, identity->certificate_file, refresh_s);
-  } else {
-    provider =
-        std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
-            identity->private_key_file, identity->certificate_file, ca_file,
-            refresh_s);
-  }
+  // The same provider objects the client's endpoint channels use.
+  std::shared_ptr<grpc::experimental::CertificateProviderInterface> provider =
+      transport::SharedFileWatcherProvider(identity->private_key_file,
+                                           identity->certificate_file, ca_file,
+                                           refresh);
   grpc::experimental::TlsServerCredentialsOptions options(provider);
   options.watch_identity_key_cert_pairs();
   if (!ca_file.empty()) options.watch_root_certs();

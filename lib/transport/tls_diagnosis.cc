@@ -380,14 +380,26 @@ std::string DiagnoseServerCertificate(const XdsServerConfig& server,
     return "";
   }
   const schema::TlsChannelCredsConfig& tls = *server.tls_config();
+  PeerCertificateProbe probe;
+  probe.target = server.server_uri();
+  probe.roots_file = tls.ca_certificate_file;
+  probe.roots_name = tls.ca_certificate_file.empty()
+                         ? "the system roots"
+                         : absl::StrCat("ca_certificate_file ",
+                                        Quote(tls.ca_certificate_file));
+  probe.certificate_file = tls.certificate_file;
+  probe.private_key_file = tls.private_key_file;
+  probe.check_host = true;
+  return DiagnosePeerCertificate(probe, timeout);
+}
+
+std::string DiagnosePeerCertificate(const PeerCertificateProbe& probe,
+                                    absl::Duration timeout) {
   ServerCertificateCheck check;
-  if (tls.ca_certificate_file.empty()) {
-    check.roots_name = "the system roots";
-  } else {
-    check.roots_name =
-        absl::StrCat("ca_certificate_file ", Quote(tls.ca_certificate_file));
+  check.roots_name = probe.roots_name;
+  if (!probe.roots_file.empty()) {
     absl::StatusOr<std::string> roots =
-        ReadFileCapped(tls.ca_certificate_file, kMaxRootsFileBytes);
+        ReadFileCapped(probe.roots_file, kMaxRootsFileBytes);
     if (!roots.ok()) return std::string(roots.status().message());
     check.roots_pem = *std::move(roots);
     // An empty roots text would mean "the system roots" below.
@@ -401,10 +413,10 @@ std::string DiagnoseServerCertificate(const XdsServerConfig& server,
   options.set_certificate_verifier(
       grpc::experimental::ExternalCertificateVerifier::Create<
           RecordingVerifier>(fetched));
-  if (!tls.certificate_file.empty()) {
+  if (!probe.certificate_file.empty() && !probe.private_key_file.empty()) {
     options.set_certificate_provider(
         std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
-            tls.private_key_file, tls.certificate_file,
+            probe.private_key_file, probe.certificate_file,
             /*refresh_interval_sec=*/1));
     options.watch_identity_key_cert_pairs();
   }
@@ -415,13 +427,13 @@ std::string DiagnoseServerCertificate(const XdsServerConfig& server,
   // Its own connection, never one of the real channel's.
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   std::shared_ptr<grpc::Channel> channel =
-      grpc::CreateCustomChannel(server.server_uri(), creds, args);
+      grpc::CreateCustomChannel(probe.target, creds, args);
   channel->GetState(/*try_to_connect=*/true);
   if (!fetched->done.WaitForNotificationWithTimeout(timeout)) return "";
   {
     MutexLock lock(&fetched->mu);
     check.chain_pem = fetched->chain_pem;
-    check.host = HostOfTargetName(fetched->target_name);
+    if (probe.check_host) check.host = HostOfTargetName(fetched->target_name);
   }
   check.now = absl::Now();
   return ExplainServerCertificate(check);

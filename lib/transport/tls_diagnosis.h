@@ -71,6 +71,23 @@ std::string HostOfTargetName(absl::string_view target_name);
 std::string DiagnoseServerCertificate(const XdsServerConfig& server,
                                       absl::Duration timeout);
 
+// The same for any TLS peer (an xDS cluster's endpoint, lib/channel): a
+// diagnostic handshake to `target` presenting the identity files if both
+// are set, its chain checked against the roots in `roots_file` (read now,
+// size-capped; empty: the system roots), and against the target's host
+// only with `check_host` (xDS endpoints are checked by SAN matchers
+// instead, A29).
+struct PeerCertificateProbe {
+  std::string target;  // a grpc++ target: "ipv4:127.0.0.1:443"
+  std::string roots_file;
+  std::string roots_name;  // how the message names the roots
+  std::string certificate_file;
+  std::string private_key_file;
+  bool check_host = false;
+};
+std::string DiagnosePeerCertificate(const PeerCertificateProbe& probe,
+                                    absl::Duration timeout);
+
 }  // namespace xdsfed::transport
 
 #endif  // XDSFED_LIB_TRANSPORT_TLS_DIAGNOSIS_H_
