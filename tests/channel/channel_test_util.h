@@ -57,6 +57,14 @@ class FakeEndpoint : public Endpoint {
   int started() const { return started_.load(); }
   void set_transport_state(Connectivity s) { transport_.store(s); }
   int rechecks() const { return rechecks_.load(); }
+  std::string failure_reason() const override {
+    MutexLock lock(&reason_mu_);
+    return reason_;
+  }
+  void set_failure_reason(std::string r) {
+    MutexLock lock(&reason_mu_);
+    reason_ = std::move(r);
+  }
 
  private:
   const std::string address_;
@@ -66,6 +74,8 @@ class FakeEndpoint : public Endpoint {
   std::atomic<int> started_{0};
   std::function<void(const std::string&)> on_start_;
   std::shared_ptr<grpc::Channel> channel_;
+  mutable Mutex reason_mu_;
+  std::string reason_ ABSL_GUARDED_BY(reason_mu_);
 };
 
 class FakeEndpointFactory : public EndpointFactory {
@@ -82,6 +92,24 @@ class FakeEndpointFactory : public EndpointFactory {
     ++created_;
     live_[address] = Entry{e, std::move(on_change)};
     return e;
+  }
+  // A TLS endpoint (A29) is live as "<address>#tls"; its settings' keys in
+  // creation order are tls_keys().
+  std::shared_ptr<Endpoint> CreateTls(
+      const std::string& address,
+      std::shared_ptr<const resources::UpstreamTlsContext> tls,
+      std::function<void()> on_change) override {
+    auto e = std::make_shared<FakeEndpoint>(address, initial_);
+    MutexLock lock(&mu_);
+    e->set_on_start(on_start_);
+    ++created_;
+    tls_keys_.push_back(tls->Key());
+    live_[address + "#tls"] = Entry{e, std::move(on_change)};
+    return e;
+  }
+  std::vector<std::string> tls_keys() {
+    MutexLock lock(&mu_);
+    return tls_keys_;
   }
   // Sets the state of a live endpoint and tells its owner.
   void Set(const std::string& address, Connectivity s) {
@@ -131,6 +159,7 @@ class FakeEndpointFactory : public EndpointFactory {
   Mutex mu_;
   std::map<std::string, Entry> live_ ABSL_GUARDED_BY(mu_);
   int created_ ABSL_GUARDED_BY(mu_) = 0;
+  std::vector<std::string> tls_keys_ ABSL_GUARDED_BY(mu_);
   std::function<void(const std::string&)> on_start_ ABSL_GUARDED_BY(mu_);
 };
 

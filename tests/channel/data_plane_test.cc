@@ -329,6 +329,52 @@ TEST_F(DataPlaneTest, FailuresNameTheirReason) {
   }
 }
 
+// Issue 24 / A29: security settings are part of an endpoint's identity. A
+// plaintext and a TLS cluster naming the same address get two endpoints
+// (the TLS one made by CreateTls, never plaintext); a CDS update that
+// changes the TLS settings makes a new endpoint; an update that keeps them
+// keeps it. A failing TLS endpoint's reason ends the failing pick's status.
+TEST_F(DataPlaneTest, TlsSettingsArePartOfTheEndpointIdentity) {
+  Start(C::kReady);
+  auto tls_leaf = [](const std::string& san) {
+    cluster::ResolvedMechanism m = EdsLeaf("t", {{{"z", 1, {"a:1"}}}});
+    resources::UpstreamTlsContext tls;
+    tls.root.instance_name = "ca";
+    resources::StringMatch match;
+    match.value = san;
+    tls.match_subject_alt_names.push_back(match);
+    m.mechanism.upstream_tls = tls;
+    return m;
+  };
+  auto config = [&](const std::string& san) {
+    return Config({{"/plain/", "p"}, {"/tls/", "t"}},
+                  {Cluster("p", {EdsLeaf("p", {{{"z", 1, {"a:1"}}}})}),
+                   Cluster("t", {tls_leaf(san)})});
+  };
+  dp_->Update(config("s1"));
+  EXPECT_EQ(factory_->created(), 2);
+  ASSERT_EQ(factory_->tls_keys().size(), 1u);
+  EXPECT_EQ(PickOnce("/plain/M"), "a:1");
+  EXPECT_EQ(PickOnce("/tls/M"), "a:1");
+  EXPECT_TRUE(factory_->Alive("a:1"));
+  EXPECT_TRUE(factory_->Alive("a:1#tls"));
+  dp_->Update(config("s1"));  // same settings: same endpoints
+  EXPECT_EQ(factory_->created(), 2);
+  dp_->Update(config("s2"));  // SAN matchers changed: a new connection
+  EXPECT_EQ(factory_->created(), 3);
+  EXPECT_EQ(factory_->tls_keys().size(), 2u);
+  EXPECT_NE(factory_->tls_keys()[0], factory_->tls_keys()[1]);
+  EXPECT_TRUE(factory_->Alive("a:1"));  // the plaintext one untouched
+
+  factory_->Get("a:1#tls")->set_failure_reason("SAN check failed: x");
+  factory_->Set("a:1#tls", C::kTransientFailure);
+  const std::string r = PickOnce("/tls/M");
+  EXPECT_NE(r.find("connections to all endpoints failing; a:1: SAN check "
+                   "failed: x"),
+            std::string::npos)
+      << r;
+}
+
 // A37 §xds_cluster_impl: drop_overloads per category.
 TEST_F(DataPlaneTest, DropsByCategory) {
   Start(C::kReady);
