@@ -65,9 +65,11 @@ class Endpoint {
   // last state observed.
   virtual Connectivity Recheck() { return state(); }
 
-  // Why the endpoint is in TRANSIENT_FAILURE when more is known than the
-  // state: for a TLS endpoint, the certificate file, SAN mismatch or
-  // certificate problem found (endpoint_tls.h). "" otherwise. Cold path.
+  // Why the endpoint's last connection attempt failed when more is known
+  // than the state: for a TLS endpoint, the certificate file, SAN mismatch
+  // or certificate problem found (endpoint_tls.h); cleared once READY. ""
+  // otherwise. The data plane asks it of a failing child's endpoints only.
+  // Cold path.
   virtual std::string failure_reason() const { return ""; }
   // A TLS endpoint's server as its last verified certificate named it
   // (its SANs); "" for plaintext or before a handshake passed.

@@ -1,6 +1,8 @@
 #include "lib/channel/grpc_endpoint.h"
 
 #include <atomic>
+#include <deque>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -79,6 +81,17 @@ struct GrpcEndpointFactory::Core {
   std::string reason ABSL_GUARDED_BY(reason_mu);
 };
 
+struct GrpcEndpointFactory::Diagnoser {
+  std::shared_ptr<const Bootstrap> bootstrap;
+  absl::Duration timeout;
+  std::thread::id thread_id;
+  Mutex mu;
+  std::condition_variable_any changed;
+  std::deque<std::shared_ptr<Core>> queue ABSL_GUARDED_BY(mu);
+  bool stop ABSL_GUARDED_BY(mu) = false;
+  bool exited ABSL_GUARDED_BY(mu) = false;
+};
+
 class GrpcEndpointFactory::Handle : public Endpoint {
  public:
   Handle(GrpcEndpointFactory* factory, std::shared_ptr<Core> core)
@@ -111,7 +124,9 @@ class GrpcEndpointFactory::Handle : public Endpoint {
     return now;
   }
   std::string failure_reason() const override {
-    if (state() != Connectivity::kTransientFailure) return "";
+    // Not tied to the state now: by the time a failing child's picker is
+    // published the endpoint may already be CONNECTING again (backoff). A
+    // READY connection clears it.
     {
       MutexLock lock(&core_->reason_mu);
       if (!core_->reason.empty()) return core_->reason;
@@ -136,11 +151,15 @@ class GrpcEndpointFactory::Handle : public Endpoint {
 };
 
 GrpcEndpointFactory::GrpcEndpointFactory(Options options)
-    : options_(std::move(options)) {
+    : options_(std::move(options)), diagnoser_(std::make_shared<Diagnoser>()) {
   // An endpoint's channel may be released inside a call's callback.
   transport::HoldGrpcCallbackQueueForProcessLife();
   thread_ = std::thread([this] { Run(); });
-  diagnosis_thread_ = std::thread([this] { RunDiagnoses(); });
+  diagnoser_->bootstrap = options_.bootstrap;
+  diagnoser_->timeout = options_.tls_diagnosis_timeout;
+  std::thread diagnosis([d = diagnoser_] { RunDiagnoses(d); });
+  diagnoser_->thread_id = diagnosis.get_id();
+  diagnosis.detach();
 }
 
 GrpcEndpointFactory::~GrpcEndpointFactory() {
@@ -148,11 +167,19 @@ GrpcEndpointFactory::~GrpcEndpointFactory() {
     MutexLock lock(&mu_);
     shutting_down_ = true;
     while (pending_ > 0) idle_.wait(mu_);
-    diagnosis_wanted_.notify_all();
+  }
+  {
+    MutexLock lock(&diagnoser_->mu);
+    diagnoser_->stop = true;
+    diagnoser_->changed.notify_all();
+    // On the diagnosis thread itself (its change notification released the
+    // last owner): it ends on its own after this returns.
+    if (std::this_thread::get_id() != diagnoser_->thread_id) {
+      while (!diagnoser_->exited) diagnoser_->changed.wait(diagnoser_->mu);
+    }
   }
   cq_.Shutdown();
   thread_.join();
-  diagnosis_thread_.join();
 }
 
 std::shared_ptr<Endpoint> GrpcEndpointFactory::Create(
@@ -298,28 +325,30 @@ void GrpcEndpointFactory::Run() {
 
 void GrpcEndpointFactory::Diagnose(const std::shared_ptr<Core>& core) {
   if (core->diagnosing.exchange(true)) return;
-  MutexLock lock(&mu_);
-  diagnoses_.push_back(core);
-  diagnosis_wanted_.notify_all();
+  MutexLock lock(&diagnoser_->mu);
+  diagnoser_->queue.push_back(core);
+  diagnoser_->changed.notify_all();
 }
 
-void GrpcEndpointFactory::RunDiagnoses() {
+void GrpcEndpointFactory::RunDiagnoses(const std::shared_ptr<Diagnoser>& d) {
   for (;;) {
     std::shared_ptr<Core> core;
     {
-      MutexLock lock(&mu_);
-      while (diagnoses_.empty() && !(shutting_down_ && pending_ == 0)) {
-        diagnosis_wanted_.wait(mu_);
+      MutexLock lock(&d->mu);
+      while (d->queue.empty() && !d->stop) d->changed.wait(d->mu);
+      if (d->stop) {
+        d->queue.clear();
+        d->exited = true;
+        d->changed.notify_all();
+        return;
       }
-      if (diagnoses_.empty()) return;
-      core = std::move(diagnoses_.front());
-      diagnoses_.pop_front();
+      core = std::move(d->queue.front());
+      d->queue.pop_front();
     }
     std::string why;
-    if (!core->released.load() && options_.bootstrap != nullptr) {
-      why = ExplainTlsFailure(*options_.bootstrap, *core->tls, *core->report,
-                              EndpointTarget(core->address),
-                              options_.tls_diagnosis_timeout);
+    if (!core->released.load() && d->bootstrap != nullptr) {
+      why = ExplainTlsFailure(*d->bootstrap, *core->tls, *core->report,
+                              EndpointTarget(core->address), d->timeout);
     }
     bool changed = false;
     {
@@ -328,7 +357,8 @@ void GrpcEndpointFactory::RunDiagnoses() {
       core->reason = std::move(why);
     }
     core->diagnosing.store(false);
-    // The data plane republishes, so a failing pick names the reason.
+    // The data plane republishes, so a failing pick names the reason. (It
+    // may release the data plane's last reference, and so the factory.)
     if (changed && !core->released.load() && core->on_change) {
       core->on_change();
     }

@@ -19,7 +19,6 @@
 #define XDSFED_LIB_CHANNEL_GRPC_ENDPOINT_H_
 
 #include <condition_variable>
-#include <deque>
 #include <memory>
 #include <string>
 #include <thread>
@@ -88,9 +87,10 @@ class GrpcEndpointFactory : public EndpointFactory {
   void Arm(const std::shared_ptr<Core>& core, grpc::Channel& channel,
            grpc_connectivity_state last);
   void Run();
+  struct Diagnoser;
   // Queues a failed TLS endpoint for diagnosis (once at a time each).
   void Diagnose(const std::shared_ptr<Core>& core);
-  void RunDiagnoses();
+  static void RunDiagnoses(const std::shared_ptr<Diagnoser>& d);
 
   const Options options_;
   grpc::CompletionQueue cq_;
@@ -99,10 +99,10 @@ class GrpcEndpointFactory : public EndpointFactory {
   size_t pending_ ABSL_GUARDED_BY(mu_) = 0;
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;
-  // Failed TLS endpoints waiting for ExplainTlsFailure.
-  std::deque<std::shared_ptr<Core>> diagnoses_ ABSL_GUARDED_BY(mu_);
-  std::condition_variable_any diagnosis_wanted_;
-  std::thread diagnosis_thread_;
+  // The diagnosis thread's state, shared with it: the thread may run the
+  // data plane's last release (a change notification), and with it this
+  // factory's destructor, which then must not wait for it.
+  const std::shared_ptr<Diagnoser> diagnoser_;
 };
 
 }  // namespace channel
