@@ -30,6 +30,7 @@
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/security/tls_certificate_provider.h"
+#include "grpcpp/security/tls_certificate_verifier.h"
 #include "grpcpp/security/tls_credentials_options.h"
 #include "lib/bootstrap/bootstrap.h"
 #include "lib/channel/generic_call.h"
@@ -141,9 +142,15 @@ done)",
     if (!ch.ok()) return;
     xds = *std::move(ch);
 
-    // The plain channel's credentials: the same files, gRPC's default
-    // server check (the certificate names IP 127.0.0.1).
+    // The plain channel's credentials: the same files and the same chain
+    // check against the CA; the host name check gives way as for the
+    // XdsChannel (its :authority is "svc"), with no SAN check in its place
+    // (so the plain side does a little less).
     grpc::experimental::TlsChannelCredentialsOptions options;
+    options.set_verify_server_certs(true);
+    options.set_check_call_host(false);
+    options.set_certificate_verifier(
+        std::make_shared<grpc::experimental::NoOpCertificateVerifier>());
     options.set_certificate_provider(
         std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
             dir + "/client.key", dir + "/client.pem", dir + "/ca.pem", 600));
