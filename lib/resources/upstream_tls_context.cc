@@ -1,10 +1,12 @@
 // Rules: gRFC A29 §CDS for Client Side Security and §CommonTlsContext
 // Processing (shared with the server side in internal/common_tls_context.h);
 // field paths and wording as gRPC C-core's UpstreamTlsContextParse
-// (xds_cluster.cc). A29 lists sni, allow_renegotiation and max_session_keys
-// as ignored; we reject them and the newer SNI fields (auto_host_sni,
-// auto_sni_san_validation, A101) because we do not implement them and a
-// control plane that sets them expects a behaviour we would not give.
+// (xds_cluster.cc). sni, allow_renegotiation and max_session_keys are
+// ignored, as A29 §CDS lists them: ignoring them never weakens the check
+// (no SNI is sent, renegotiation stays off, sessions keep gRPC's cache), and
+// Istio sets sni on every mTLS cluster. The newer fields (auto_host_sni,
+// auto_sni_san_validation of A101, enforce_rsa_key_usage) change what is
+// verified, so they are rejected: we do not implement them.
 #include "lib/resources/upstream_tls_context.h"
 
 #include <string>
@@ -81,13 +83,6 @@ std::optional<UpstreamTlsContext> ParseUpstreamTlsContext(
                             static_cast<int>(serialized.size()))) {
     errors->AddError("can't decode UpstreamTlsContext");
     return std::nullopt;
-  }
-  if (!proto.sni().empty()) AddUnsupported(errors, ".sni");
-  if (proto.allow_renegotiation()) {
-    AddUnsupported(errors, ".allow_renegotiation");
-  }
-  if (proto.has_max_session_keys()) {
-    AddUnsupported(errors, ".max_session_keys");
   }
   if (proto.has_enforce_rsa_key_usage()) {
     AddUnsupported(errors, ".enforce_rsa_key_usage");

@@ -88,6 +88,16 @@ TEST(UpstreamTlsContext, Table) {
        absl::StrCat(R"({"common_tls_context":{"alpn_protocols":["h2"],)",
                     R"("validation_context":{)", kCa, "}}}"),
        kRootOnly},
+      {"A29 §CDS: sni is ignored (Istio sets it on its mTLS clusters)",
+       absl::StrCat(R"({"sni":"a.example.com",)", WithValidation("").substr(1)),
+       kRootOnly},
+      {"A29 §CDS: allow_renegotiation is ignored",
+       absl::StrCat(R"({"allow_renegotiation":true,)",
+                    WithValidation("").substr(1)),
+       kRootOnly},
+      {"A29 §CDS: max_session_keys is ignored",
+       absl::StrCat(R"({"max_session_keys":3,)", WithValidation("").substr(1)),
+       kRootOnly},
       // --- rejected ---
       {"A29: no validation context at all is a NACK (C-core wording)",
        R"({"common_tls_context":{}})",
@@ -111,16 +121,6 @@ TEST(UpstreamTlsContext, Table) {
        "e: [field:common_tls_context.tls_certificate_provider_instance."
        "instance_name error:unrecognized certificate provider instance name "
        "\"x\": not in the bootstrap's certificate_providers]"},
-      {"issue 24: sni is not implemented, so NACKed (A29 would ignore it)",
-       absl::StrCat(R"({"sni":"a.example.com",)", WithValidation("").substr(1)),
-       "e: [field:sni error:field unsupported]"},
-      {"issue 24: allow_renegotiation NACKed",
-       absl::StrCat(R"({"allow_renegotiation":true,)",
-                    WithValidation("").substr(1)),
-       "e: [field:allow_renegotiation error:field unsupported]"},
-      {"xdsfed: max_session_keys not implemented, NACKed",
-       absl::StrCat(R"({"max_session_keys":3,)", WithValidation("").substr(1)),
-       "e: [field:max_session_keys error:field unsupported]"},
       {"A101 SNI fields (not implemented): auto_host_sni, "
        "auto_sni_san_validation",
        absl::StrCat(R"({"auto_host_sni":true,"auto_sni_san_validation":true,)",
