@@ -12,7 +12,13 @@
 // Counters: resources/s and bytes/s (of the DiscoveryResponse), per_resource
 // (seconds per resource), per_item (seconds per endpoint / virtual host /
 // cluster), response_bytes.
+//
+// XDSFED_BENCH_METRICS=1 in the environment: the client records gRFC A78
+// metrics into a Prometheus exporter (tools/prometheus_exporter, listening
+// on 127.0.0.1:0), for issue 28's "metrics cost" goal; unset: off, as in
+// production without --metrics-listen.
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <utility>
@@ -36,6 +42,7 @@
 #include "lib/resources/resource_type.h"
 #include "lib/resources/route_config.h"
 #include "lib/resources/route_config_fast.h"
+#include "tools/prometheus_exporter/prometheus_exporter.h"
 
 namespace xdsfed {
 namespace {
@@ -197,6 +204,16 @@ void RunIngestion(benchmark::State& state, const resources::ResourceType& type,
   XdsClient::Options options;
   // No does-not-exist timer may fire during a run.
   options.does_not_exist_timeout = absl::Hours(24);
+  static prometheus_exporter::PrometheusExporter* const exporter =
+      []() -> prometheus_exporter::PrometheusExporter* {
+    const char* on = std::getenv("XDSFED_BENCH_METRICS");
+    if (on == nullptr || std::string(on) != "1") return nullptr;
+    auto started =
+        prometheus_exporter::PrometheusExporter::Start("127.0.0.1:0");
+    return started.ok() ? started->release() : nullptr;
+  }();
+  options.metrics = exporter;
+  options.metrics_target = "xds:///bench";
   auto created = XdsClient::Create(*bootstrap, factory, options);
   if (!created.ok()) {
     state.SkipWithError(created.status().ToString().c_str());

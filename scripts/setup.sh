@@ -15,6 +15,7 @@ PACKAGES=(
   protobuf-compiler-grpc libabsl-dev libjsoncpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libre2-dev
+  prometheus-cpp-dev
   openssl libssl-dev
 )
 

@@ -36,6 +36,7 @@
 #include "lib/client/internal/ads_response.h"
 #include "lib/client/node.h"
 #include "lib/client/retrying_stream.h"
+#include "lib/client/xds_client_metrics.h"
 #include "lib/name/resource_name.h"
 
 namespace xdsfed {
@@ -311,6 +312,7 @@ class XdsClient::Impl final : public std::enable_shared_from_this<Impl>,
   WatchId next_watch_id_ ABSL_GUARDED_BY(mu_) = 1;
   uint64_t next_generation_ ABSL_GUARDED_BY(mu_) = 1;
   uint64_t next_token_ ABSL_GUARDED_BY(mu_) = 1;
+  internal::XdsClientMetrics metrics_ ABSL_GUARDED_BY(mu_);
 };
 
 XdsClient::Impl::Impl(std::shared_ptr<const Bootstrap> bootstrap,
@@ -327,7 +329,8 @@ XdsClient::Impl::Impl(std::shared_ptr<const Bootstrap> bootstrap,
       timers_(options_.timers != nullptr ? options_.timers : DefaultTimers()),
       node_(BuildNode(*bootstrap_, options_.user_agent_name,
                       options_.user_agent_version)),
-      cache_(bootstrap_->federation()) {
+      cache_(bootstrap_->federation()),
+      metrics_(options_.metrics, options_.metrics_target) {
   for (const auto& provider : bootstrap_->certificate_providers()) {
     certificate_provider_instances_.insert(provider.first);
   }
@@ -629,6 +632,7 @@ void XdsClient::Impl::ReleaseChannelLocked(Channel* channel, Deferred* d) {
 }
 
 void XdsClient::Impl::StartCallLocked(Channel* channel, Deferred* d) {
+  metrics_.StreamCreated(channel->server->server_uri());
   channel->stream.Start(channel->transport, &d->stream);
 }
 
@@ -785,6 +789,7 @@ void XdsClient::Impl::OnStatusReceived(uint64_t server, uint64_t call_gen,
     // C-core 1.51: a stream that ended without any response is reported to
     // every watcher of the channel; after responses it just reconnects.
     if (!seen_response) {
+      metrics_.ServerFailed(channel->server->server_uri());
       SetChannelStatusLocked(
           channel,
           absl::UnavailableError(absl::StrCat(
@@ -819,6 +824,7 @@ void XdsClient::Impl::OnConnectivityFailure(ServerId server,
     if (channel == nullptr || channel->transport_generation != channel_gen) {
       return;
     }
+    metrics_.ServerFailed(channel->server->server_uri());
     SetChannelStatusLocked(channel, status, &d);
   }
   RunDeferred(&d);
@@ -948,6 +954,8 @@ void XdsClient::Impl::ApplyResponseLocked(
   const ServerId server = channel->id;
   const resources::ResourceType& type = *types_[tid];
   channel->stream.MarkResponse();
+  metrics_.ResponseReceived(channel->server->server_uri());
+  uint64_t valid = 0, invalid = 0;  // A78 resource_updates_*
   channel->status = absl::OkStatus();
   const absl::Time now = timers_->Now();
   const std::string& version = response.version_info();
@@ -1004,6 +1012,7 @@ void XdsClient::Impl::ApplyResponseLocked(
     }
     entry->set_client_data(entry->client_data() & ~kIgnoredDeletion);
     if (!r.value.ok()) {
+      ++invalid;
       NotifyErrorLocked(
           *entry, absl::UnavailableError(absl::StrCat(
                       "invalid resource: ", r.value.status().ToString())));
@@ -1011,6 +1020,7 @@ void XdsClient::Impl::ApplyResponseLocked(
       continue;
     }
     have_valid = true;
+    ++valid;
     std::shared_ptr<const resources::ResourceData> value = std::move(*r.value);
     if (entry->value() != nullptr &&
         type.Equal(entry->value().get(), value.get())) {
@@ -1023,6 +1033,8 @@ void XdsClient::Impl::ApplyResponseLocked(
     cache_.SetAcked(entry, std::move(value), TakeBytes(&r), version, now);
     NotifyChangedLocked(*entry);
   }
+  metrics_.ResourceUpdates(channel->server->server_uri(), type.type_url(),
+                           valid, invalid);
   TypeState& state = call->types[tid];
   state.nonce = response.nonce();
   if (!errors.empty()) {

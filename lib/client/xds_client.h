@@ -89,6 +89,7 @@
 #include "lib/client/config_dump.h"
 #include "lib/client/timer.h"
 #include "lib/client/xds_transport.h"
+#include "lib/metrics/recorder.h"
 #include "lib/resources/resource_type.h"
 
 namespace xdsfed {
@@ -165,6 +166,11 @@ class XdsClient {
     // Node.user_agent_name / user_agent_version of the first request.
     std::string user_agent_name = "xdsfed";
     std::string user_agent_version = "0.1";
+    // gRFC A78 instruments (xds_client_metrics.h); null: not recorded. Must
+    // outlive the client. metrics_target is their grpc.target label: the
+    // channel's target, or "#server" (metrics::kServerTarget) for servers.
+    metrics::MetricsRecorder* metrics = nullptr;
+    std::string metrics_target;
   };
 
   // bootstrap->federation() is the A47 gate for names. Errors: none today
