@@ -2,6 +2,7 @@
 # Issue 29 "a port in use is shared": every listening socket of the CLI
 # refuses a port another socket holds. Before, a second `control-plane
 # --listen` (and `watch --csds-listen`, `--health-backends`) on a busy port
+# (and since issue 28 `watch --metrics-listen`, Prometheus over civetweb)
 # started "listening" next to the first (grpc++'s default SO_REUSEPORT) and
 # clients split between the two; `serve` refused but exited 1 with nothing
 # on stderr. Each row: exit 2 (CLI.md: an I/O error), exactly one JSON line
@@ -61,6 +62,14 @@ refuses "control-plane --health-backends on a busy port" \
 refuses "watch --csds-listen on a busy port" \
   "$xdsfed" --bootstrap-json "$boot" watch --timeout 10 --csds-listen "$busy" \
   Cluster:c
+refuses "watch --metrics-listen on a busy port (issue 28)" \
+  "$xdsfed" --bootstrap-json "$boot" watch --timeout 10 --metrics-listen "$busy" \
+  Cluster:c
+refuses "call --metrics-listen on a busy port (issue 28)" \
+  "$xdsfed" --bootstrap-json "$boot" call --target xds:///svc --metrics-listen "$busy"
+refuses "serve --metrics-listen on a busy port (issue 28)" \
+  "$xdsfed" --bootstrap-json "$boot" serve --listen 127.0.0.1:0 --seconds 10 \
+  --metrics-listen "$busy"
 refuses "serve --listen on a busy port" \
   "$xdsfed" --bootstrap-json "$boot" serve --listen "$busy" --seconds 10
 

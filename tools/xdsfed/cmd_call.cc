@@ -44,6 +44,7 @@
 #include "lib/resources/proto_json.h"
 #include "tools/xdsfed/bootstrap_source.h"
 #include "tools/xdsfed/cli.h"
+#include "tools/xdsfed/metrics_listen.h"
 
 namespace xdsfed::cli {
 namespace {
@@ -51,7 +52,8 @@ namespace {
 constexpr char kUsage[] =
     "usage: xdsfed call --target XDS_TARGET [--method PATH] [--request JSON] "
     "[--metadata KEY:VALUE]... [--count N] [--seconds S] "
-    "[--interval-ms MS | --qps Q] [--concurrency N] [--deadline-ms MS]";
+    "[--interval-ms MS | --qps Q] [--concurrency N] [--deadline-ms MS] "
+    "[--metrics-listen HOST:PORT]";
 constexpr char kHealthCheck[] = "/grpc.health.v1.Health/Check";
 constexpr char kHealthRequestType[] = "grpc.health.v1.HealthCheckRequest";
 // Threads of RPCs at once: more would only measure this process.
@@ -304,6 +306,7 @@ int RunCall(Context& context) {
   auto concurrency_flag = TakeFlag(&context.args, "--concurrency", &missing);
   auto seconds_flag = TakeFlag(&context.args, "--seconds", &missing);
   auto deadline_flag = TakeFlag(&context.args, "--deadline-ms", &missing);
+  auto metrics_listen = TakeFlag(&context.args, "--metrics-listen", &missing);
   if (missing || !target.has_value() || !context.args.empty()) {
     return UsageError(kUsage);
   }
@@ -370,13 +373,23 @@ int RunCall(Context& context) {
   StopSignals stop;
   auto bootstrap = LoadBootstrap(context);
   if (!bootstrap.ok()) return ReportBootstrapError(bootstrap.status());
-  auto channel = channel::XdsChannel::Create(*bootstrap, *target, {});
+  // Before the channel's XdsClient, which records into it.
+  std::unique_ptr<prometheus_exporter::PrometheusExporter> exporter;
+  if (int code = StartMetricsListen(metrics_listen, &exporter); code != 0) {
+    return code;
+  }
+  channel::XdsChannel::Options channel_options;
+  channel_options.xds_client.metrics = exporter.get();
+  channel_options.xds_client.metrics_target = *target;  // A78 grpc.target
+  auto channel =
+      channel::XdsChannel::Create(*bootstrap, *target, channel_options);
   if (!channel.ok()) {
     Json::Value out = InvalidResult(channel.status().message());
     out["target"] = *target;
     PrintJson(out);
     return kExitInvalid;
   }
+  ExportResourceGauges(exporter.get(), (*channel)->xds_client(), *target);
   CallRun run;
   run.channel = channel->get();
   run.path = path;
@@ -433,7 +446,8 @@ XDSFED_REGISTER_COMMAND("call", RunCall,
                         "call --target T [--method PATH] [--request JSON] "
                         "[--metadata K:V]... [--count N] [--seconds S] "
                         "[--interval-ms MS | --qps Q] [--concurrency N] "
-                        "[--deadline-ms MS]  real RPCs through XdsChannel");
+                        "[--deadline-ms MS] [--metrics-listen A]  real RPCs "
+                        "through XdsChannel");
 
 }  // namespace
 }  // namespace xdsfed::cli

@@ -26,17 +26,20 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "lib/metrics/instruments.h"
 #include "lib/server/xds_server.h"
 #include "tools/health_backend/health_backend.h"
 #include "tools/xdsfed/bootstrap_source.h"
 #include "tools/xdsfed/cli.h"
+#include "tools/xdsfed/metrics_listen.h"
 
 namespace xdsfed::cli {
 namespace {
 
 constexpr absl::string_view kUsage =
     "usage: xdsfed serve --listen HOST:PORT [--drain-grace-ms MS] "
-    "[--max-connection-age-ms MS] [--id ID] [--seconds S]";
+    "[--max-connection-age-ms MS] [--id ID] [--seconds S] "
+    "[--metrics-listen HOST:PORT]";
 
 // A36's default drain grace time (10 minutes), also the time running RPCs
 // have on SIGTERM.
@@ -83,6 +86,8 @@ int RunServe(Context& context) {
   std::optional<std::string> id = TakeFlag(&context.args, "--id", &missing);
   std::optional<std::string> seconds_flag =
       TakeFlag(&context.args, "--seconds", &missing);
+  std::optional<std::string> metrics_listen =
+      TakeFlag(&context.args, "--metrics-listen", &missing);
   if (missing || !listen.has_value() || !context.args.empty()) {
     return UsageError(kUsage);
   }
@@ -108,8 +113,17 @@ int RunServe(Context& context) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  // Before the server's XdsClient, which records into it.
+  std::unique_ptr<prometheus_exporter::PrometheusExporter> exporter;
+  if (int code = StartMetricsListen(metrics_listen, &exporter); code != 0) {
+    return code;
+  }
+  client::XdsClient::Options client_options;
+  client_options.metrics = exporter.get();
+  client_options.metrics_target = std::string(metrics::kServerTarget);
   health_backend::HealthService health(id.value_or("xdsfed-serve"));
   server::XdsServerBuilder builder;
+  builder.set_xds_client_options(std::move(client_options));
   builder.AddListeningPort(address, grpc::InsecureServerCredentials())
       .RegisterService(&health)
       .set_csds_service(true)
@@ -171,7 +185,8 @@ int RunServe(Context& context) {
 
 XDSFED_REGISTER_COMMAND("serve", RunServe,
                         "serve --listen HOST:PORT [--drain-grace-ms MS] "
-                        "[--max-connection-age-ms MS] [--id ID] [--seconds S]"
+                        "[--max-connection-age-ms MS] [--id ID] [--seconds S] "
+                        "[--metrics-listen A]"
                         "  an xDS-enabled server (A36) hosting "
                         "grpc.health.v1.Health/Check");
 

@@ -24,6 +24,7 @@
 #include "lib/admin/csds_service.h"
 #include "lib/bootstrap/target_resolver.h"
 #include "lib/client/xds_client.h"
+#include "lib/metrics/instruments.h"
 #include "lib/transport/grpc_transport.h"
 #include "lib/xds_config/server_config_manager.h"
 #include "lib/xds_config/xds_client_watch_source.h"
@@ -31,6 +32,7 @@
 #include "tools/xdsfed/bootstrap_source.h"
 #include "tools/xdsfed/cli.h"
 #include "tools/xdsfed/cluster_tree_output.h"
+#include "tools/xdsfed/metrics_listen.h"
 #include "tools/xdsfed/watch_output.h"
 
 namespace xdsfed::cli {
@@ -38,8 +40,8 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: xdsfed watch [--timeout SECONDS] [--quiet] [--csds-listen "
-    "HOST:PORT] (--target XDS_TARGET | --server-listen HOST:PORT | "
-    "TYPE:NAME...)";
+    "HOST:PORT] [--metrics-listen HOST:PORT] (--target XDS_TARGET | "
+    "--server-listen HOST:PORT | TYPE:NAME...)";
 
 // Waits for SIGINT / SIGTERM or the timeout (negative: none). The signals
 // must already be blocked in every thread (see RunWatch).
@@ -100,6 +102,8 @@ int RunWatch(Context& context) {
       TakeFlag(&context.args, "--server-listen", &missing);
   std::optional<std::string> csds_listen =
       TakeFlag(&context.args, "--csds-listen", &missing);
+  std::optional<std::string> metrics_listen =
+      TakeFlag(&context.args, "--metrics-listen", &missing);
   const bool quiet = TakeSwitch(&context.args, "--quiet");
   if (missing) return UsageError(kUsage);
   double timeout_seconds = -1;
@@ -161,13 +165,27 @@ int RunWatch(Context& context) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  // Before the client, which records into it and must not outlive it.
+  std::unique_ptr<prometheus_exporter::PrometheusExporter> exporter;
+  if (int code = StartMetricsListen(metrics_listen, &exporter); code != 0) {
+    return code;
+  }
+  // A78 grpc.target: the channel target, "#server" for a server's client.
+  const std::string metrics_target = target.has_value() ? *target
+                                     : server_listen.has_value()
+                                         ? std::string(metrics::kServerTarget)
+                                         : "";
+  client::XdsClient::Options client_options;
+  client_options.metrics = exporter.get();
+  client_options.metrics_target = metrics_target;
   auto client = client::XdsClient::Create(
       *bootstrap, std::make_shared<transport::GrpcXdsTransportFactory>(),
-      client::XdsClient::Options());
+      client_options);
   if (!client.ok()) {
     PrintJson(InvalidResult(client.status().message()));
     return kExitInvalid;
   }
+  ExportResourceGauges(exporter.get(), *client, metrics_target);
   std::unique_ptr<admin::CsdsServer> csds;
   if (csds_listen.has_value()) {
     auto started = admin::CsdsServer::Start(
@@ -252,8 +270,9 @@ int RunWatch(Context& context) {
 }
 
 XDSFED_REGISTER_COMMAND("watch", RunWatch,
-                        "watch [--timeout S] [--quiet] (--target T | "
-                        "--server-listen A | TYPE:NAME...)  watch resources");
+                        "watch [--timeout S] [--quiet] [--metrics-listen A] "
+                        "(--target T | --server-listen A | TYPE:NAME...)  "
+                        "watch resources");
 
 }  // namespace
 }  // namespace xdsfed::cli
