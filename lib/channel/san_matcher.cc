@@ -53,22 +53,6 @@ bool AnyMatches(const std::vector<StringMatch>& matchers,
   return false;
 }
 
-const char* TypeName(StringMatch::Type type) {
-  switch (type) {
-    case StringMatch::Type::kExact:
-      return "exact";
-    case StringMatch::Type::kPrefix:
-      return "prefix";
-    case StringMatch::Type::kSuffix:
-      return "suffix";
-    case StringMatch::Type::kContains:
-      return "contains";
-    case StringMatch::Type::kSafeRegex:
-      return "safe_regex";
-  }
-  return "unknown";
-}
-
 }  // namespace
 
 bool DnsSanMatchesName(absl::string_view san, absl::string_view name) {
@@ -130,7 +114,7 @@ std::string DescribeSanMismatch(const std::vector<StringMatch>& matchers,
   std::vector<std::string> wanted;
   for (const StringMatch& m : matchers) {
     if (wanted.size() >= kMaxListed) break;
-    wanted.push_back(absl::StrCat(TypeName(m.type),
+    wanted.push_back(absl::StrCat(resources::StringMatchTypeName(m.type),
                                   m.case_sensitive ? "" : "(ignore_case)", ":",
                                   Quote(m.value)));
   }

@@ -33,22 +33,6 @@ using Field = ValidationErrors::ScopedField;
 
 // ---------------------------------------------------------------- ToJson
 
-const char* StringMatchTypeName(StringMatch::Type type) {
-  switch (type) {
-    case StringMatch::Type::kExact:
-      return "exact";
-    case StringMatch::Type::kPrefix:
-      return "prefix";
-    case StringMatch::Type::kSuffix:
-      return "suffix";
-    case StringMatch::Type::kContains:
-      return "contains";
-    case StringMatch::Type::kSafeRegex:
-      return "safe_regex";
-  }
-  return "unknown";
-}
-
 Json::Value StringList(absl::Span<const std::string> list) {
   Json::Value out(Json::arrayValue);
   for (const std::string& s : list) out.append(s);
@@ -554,6 +538,22 @@ class RouteConfigType final : public XdsResourceType<RouteConfig> {
 };
 
 }  // namespace
+
+const char* StringMatchTypeName(StringMatch::Type type) {
+  switch (type) {
+    case StringMatch::Type::kExact:
+      return "exact";
+    case StringMatch::Type::kPrefix:
+      return "prefix";
+    case StringMatch::Type::kSuffix:
+      return "suffix";
+    case StringMatch::Type::kContains:
+      return "contains";
+    case StringMatch::Type::kSafeRegex:
+      return "safe_regex";
+  }
+  return "unknown";
+}
 
 // ---------------------------------------------------------------- ToJson
 

@@ -81,6 +81,10 @@ struct StringMatch {
   Json::Value ToJson() const;
 };
 
+// The StringMatcher oneof's field name of `type` ("exact", "prefix", ...),
+// as ToJson and error messages spell it.
+const char* StringMatchTypeName(StringMatch::Type type);
+
 struct HeaderMatch {
   enum class Type { kString, kRange, kPresent };
   std::string name;

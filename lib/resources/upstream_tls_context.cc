@@ -24,22 +24,6 @@ namespace tls_pb = envoy::extensions::transport_sockets::tls::v3;
 using Field = ValidationErrors::ScopedField;
 using internal::AddUnsupported;
 
-const char* MatchTypeName(StringMatch::Type type) {
-  switch (type) {
-    case StringMatch::Type::kExact:
-      return "exact";
-    case StringMatch::Type::kPrefix:
-      return "prefix";
-    case StringMatch::Type::kSuffix:
-      return "suffix";
-    case StringMatch::Type::kContains:
-      return "contains";
-    case StringMatch::Type::kSafeRegex:
-      return "safe_regex";
-  }
-  return "unknown";
-}
-
 }  // namespace
 
 Json::Value UpstreamTlsContext::ToJson() const {
@@ -66,7 +50,7 @@ std::string UpstreamTlsContext::Key() const {
     add(identity->certificate_name);
   }
   for (const StringMatch& m : match_subject_alt_names) {
-    add(MatchTypeName(m.type));
+    add(StringMatchTypeName(m.type));
     add(m.case_sensitive ? "cs" : "ci");
     add(m.value);
   }
